@@ -1,0 +1,63 @@
+"""The ``commit-digest`` command: argument parsing and exit codes only.
+
+Each subcommand lives in ``commands/<name>.py`` with a ``register(subparsers)`` function;
+domain errors become one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from commit_digest import __version__
+from commit_digest.errors import CommitDigestError
+
+# Modules under commit_digest.commands, in the order `--help` lists them.
+COMMAND_MODULES: tuple[str, ...] = (
+    "demo",
+    "records",
+    "classify",
+)
+
+EXIT_OK = 0
+EXIT_PARTIAL = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="commit-digest",
+        description="Collect, analyse and publish the commits of a repository as a daily digest site.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"commit_digest.commands.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return int(args.handler(args))
+    except CommitDigestError as error:
+        print(f"commit-digest {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print(f"commit-digest {args.command}: interrupted; everything stored so far is kept", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""Options every subcommand shares, and turning them into settings and a store."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from commit_digest.errors import InputError
+from commit_digest.settings import DigestSettings, load_settings
+from commit_digest.store import AnalysisStore
+
+DEFAULT_CONFIG = Path("mkdocs.yml")
+
+
+def add_common_options(parser: argparse.ArgumentParser, *, repository: bool = False) -> None:
+    parser.add_argument(
+        "-f", "--config-file", type=Path, default=None, metavar="MKDOCS_YML",
+        help="read settings from this mkdocs.yml (default: ./mkdocs.yml when it exists)",
+    )
+    parser.add_argument("--cache", type=Path, default=None, metavar="DIR", help="the analysis store (default: cache/)")
+    if repository:
+        parser.add_argument("--repo", default=None, metavar="OWNER/NAME", help="the repository (default: from settings)")
+
+
+def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSettings:
+    config_file = args.config_file if args.config_file is not None else DEFAULT_CONFIG
+    if args.config_file is not None and not args.config_file.exists():
+        raise InputError(f"config file {args.config_file} does not exist")
+    # Paths given on the command line are relative to where the command runs.
+    values: dict[str, Any] = {"cache_dir": args.cache.resolve() if args.cache else None}
+    if getattr(args, "repo", None):
+        values["repository"] = args.repo
+    values.update(overrides)
+    return load_settings(config_file, values)
+
+
+def open_store(settings: DigestSettings) -> AnalysisStore:
+    settings.cache_dir.mkdir(parents=True, exist_ok=True)
+    return AnalysisStore(settings.cache_dir)

@@ -1,0 +1,273 @@
+"""The data model: what a commit is, what its analysis is, and what the store keeps.
+
+Every model forbids unknown fields, so a typo in an export, a legacy import or an LLM
+reply is an error naming the field instead of data silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import tzinfo
+from datetime import date as Date
+from enum import StrEnum
+from typing import Annotated, Self
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+SCHEMA_VERSION = 1
+
+SHA_PATTERN = r"^[0-9a-f]{40}$"
+REPOSITORY_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+LABEL_ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+_PR_IN_TITLE = re.compile(r"\(#(\d+)\)\s*$")
+
+Sha = Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
+Repository = Annotated[str, StringConstraints(pattern=REPOSITORY_PATTERN)]
+LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=40)]
+ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+Paragraph = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ChangeType(StrEnum):
+    FEATURE = "feature"
+    BUGFIX = "bugfix"
+    PERFORMANCE = "performance"
+    REFACTOR = "refactor"
+    DOCS = "docs"
+    TEST = "test"
+    CI_BUILD = "ci-build"
+    CONFIG = "config"
+    DEPENDENCY = "dependency"
+    DEPRECATION = "deprecation"
+    REVERT = "revert"
+    OTHER = "other"
+
+
+class Importance(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+IMPORTANCE_ORDER: tuple[Importance, ...] = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
+
+
+class AnalysisStatus(StrEnum):
+    OK = "ok"
+    PENDING = "pending"
+    FAILED = "failed"
+    REFUSED = "refused"
+
+
+class FileStatus(StrEnum):
+    """GitHub's vocabulary for a changed file; the git source maps its letters onto it."""
+
+    ADDED = "added"
+    MODIFIED = "modified"
+    REMOVED = "removed"
+    RENAMED = "renamed"
+    COPIED = "copied"
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+
+
+class PatchState(StrEnum):
+    INCLUDED = "included"
+    TRUNCATED = "truncated"  # cut to the store's per-commit cap
+    UNAVAILABLE = "unavailable"  # binary, too large for the API, or not fetched
+    NOT_COLLECTED = "not-collected"
+
+
+class LabelSource(StrEnum):
+    RULE = "rule"
+    LLM = "llm"
+    LEGACY = "legacy"
+
+
+class FileChange(StrictModel):
+    path: Annotated[str, StringConstraints(min_length=1, max_length=1000)]
+    status: FileStatus = FileStatus.MODIFIED
+    additions: int = Field(default=0, ge=0)
+    deletions: int = Field(default=0, ge=0)
+    previous_path: str | None = None
+    patch: str | None = None
+    patch_state: PatchState = PatchState.NOT_COLLECTED
+
+
+class PullRequestInfo(StrictModel):
+    number: int = Field(gt=0)
+    description: str = Field(default="", max_length=100_000)
+    labels: tuple[str, ...] = ()
+
+
+class Commit(StrictModel):
+    repository: Repository
+    sha: Sha
+    author_name: Annotated[str, StringConstraints(max_length=300)]
+    author_login: str | None = None
+    authored_at: AwareDatetime
+    committed_at: AwareDatetime
+    title: Annotated[str, StringConstraints(max_length=2000)]
+    body: str = Field(default="", max_length=200_000)
+    pr_number: int | None = Field(default=None, gt=0)
+    files: tuple[FileChange, ...] = ()
+    pull_request: PullRequestInfo | None = None
+
+    @field_validator("sha", mode="before")
+    @classmethod
+    def _lowercase_sha(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pr_number_from_title(cls, data: object) -> object:
+        if isinstance(data, dict) and data.get("pr_number") is None and isinstance(data.get("title"), str):
+            found = pr_number_in_title(data["title"])
+            if found is not None:
+                data = {**data, "pr_number": found}
+        return data
+
+    @property
+    def short_sha(self) -> str:
+        return self.sha[:12]
+
+    @property
+    def web_url(self) -> str:
+        return f"https://github.com/{self.repository}/commit/{self.sha}"
+
+    @property
+    def pr_url(self) -> str | None:
+        if self.pr_number is None:
+            return None
+        return f"https://github.com/{self.repository}/pull/{self.pr_number}"
+
+    @property
+    def additions(self) -> int:
+        return sum(f.additions for f in self.files)
+
+    @property
+    def deletions(self) -> int:
+        return sum(f.deletions for f in self.files)
+
+    def day(self, timezone: tzinfo) -> Date:
+        """The day a commit belongs to: the date of its landing time in the site's zone."""
+        return self.committed_at.astimezone(timezone).date()
+
+
+def pr_number_in_title(title: str) -> int | None:
+    match = _PR_IN_TITLE.search(title)
+    return int(match.group(1)) if match else None
+
+
+class ImpactItem(StrictModel):
+    area: ShortText
+    note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] = ""
+
+
+class TechnicalInsights(StrictModel):
+    architecture: Paragraph | None = None
+    performance: Paragraph | None = None
+    security: Paragraph | None = None
+    maintainability: Paragraph | None = None
+    compatibility: Paragraph | None = None
+
+
+class Recommendation(StrictModel):
+    audience: ShortText
+    advice: Paragraph
+
+
+class Label(StrictModel):
+    id: LabelId
+    source: LabelSource = LabelSource.RULE
+    reason: Annotated[str, StringConstraints(max_length=300)] = ""
+
+
+class TokenUsage(StrictModel):
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+    cached_tokens: int = Field(default=0, ge=0)
+
+
+class Provenance(StrictModel):
+    analyzer: Annotated[str, StringConstraints(pattern=r"^(offline|llm:.+|legacy(:.+)?)$")]
+    prompt_version: str = ""
+    schema_version: int = SCHEMA_VERSION
+    created_at: AwareDatetime
+    status: AnalysisStatus = AnalysisStatus.OK
+    error: str | None = Field(default=None, max_length=4000)
+    incomplete: bool = False  # the source text ended mid-sentence (legacy imports)
+    language: Annotated[str, StringConstraints(pattern=r"^(zh|en)$")] = "zh"
+    usage: TokenUsage | None = None
+    source_file: str | None = None
+
+    @model_validator(mode="after")
+    def _error_only_when_not_ok(self) -> Self:
+        if self.status is not AnalysisStatus.OK and not self.error:
+            raise ValueError(f"status {self.status.value!r} needs an error text saying why")
+        return self
+
+    @property
+    def is_llm(self) -> bool:
+        return self.analyzer.startswith("llm:")
+
+
+class Analysis(StrictModel):
+    """The structured analysis of one commit. Content is empty unless the status is ok."""
+
+    change_type: ChangeType = ChangeType.OTHER
+    importance: Importance | None = None
+    summary: tuple[Paragraph, ...] = Field(default=(), max_length=12)
+    impact_scope: tuple[ImpactItem, ...] = Field(default=(), max_length=30)
+    insights: TechnicalInsights = TechnicalInsights()
+    risks: tuple[Paragraph, ...] = Field(default=(), max_length=15)
+    recommendations: tuple[Recommendation, ...] = Field(default=(), max_length=15)
+    conclusion: Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000)] = ""
+    platforms: tuple[Label, ...] = ()
+    subsystems: tuple[Label, ...] = ()
+    provenance: Provenance
+
+    @model_validator(mode="after")
+    def _ok_means_complete(self) -> Self:
+        if self.provenance.status is AnalysisStatus.OK:
+            if self.importance is None:
+                raise ValueError("an analysis with status 'ok' needs an importance")
+            if not self.summary:
+                raise ValueError("an analysis with status 'ok' needs a summary")
+        return self
+
+    @property
+    def ok(self) -> bool:
+        return self.provenance.status is AnalysisStatus.OK
+
+
+class CommitRecord(StrictModel):
+    """One line of the export and one value of the store: a commit with its current analysis."""
+
+    commit: Commit
+    analysis: Analysis | None = None
+    # The newest unsuccessful attempt (failed, refused, pending) that did not replace a
+    # better analysis: kept so the site can say "LLM analysis failed, showing the offline one".
+    failure: Provenance | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.commit.repository, self.commit.sha)
+
+    @property
+    def status(self) -> AnalysisStatus:
+        return self.analysis.provenance.status if self.analysis else AnalysisStatus.PENDING
+

@@ -1,0 +1,147 @@
+"""Settings: one frozen object, built once at the edge (CLI flags or the MkDocs plugin config)
+and passed in. Nothing below reads the environment or a global config."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from commit_digest.errors import InputError
+from commit_digest.models import REPOSITORY_PATTERN
+
+PLUGIN_NAME = "commit-digest"
+Language = Literal["zh", "en"]
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelPrice(_Settings):
+    """US dollars per million tokens, for ``commit-digest stats`` estimates."""
+
+    prompt: float = Field(ge=0)
+    completion: float = Field(ge=0)
+    cached_prompt: float | None = Field(default=None, ge=0)
+
+
+class LlmSettings(_Settings):
+    model: str = "gpt-4o-mini"
+    # Read by the openai SDK from OPENAI_BASE_URL when unset here; never holds a key.
+    base_url: str | None = None
+    output_mode: Literal["json_schema", "json_object", "text"] = "json_schema"
+    concurrency: int = Field(default=8, ge=1, le=64)
+    timeout_seconds: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0, le=10)
+    max_retry_wait_seconds: float = Field(default=60.0, ge=0)
+    diff_token_budget: int = Field(default=12_000, ge=500)
+    max_output_tokens: int = Field(default=4_000, ge=256)
+    temperature: float | None = Field(default=0.2, ge=0, le=2)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+
+
+class GithubSettings(_Settings):
+    branch: str | None = None
+    # Also read from GITHUB_API_URL by the CLI; default is the public API.
+    api_url: str | None = None
+    max_rate_limit_wait_seconds: float = Field(default=900.0, ge=0)
+    max_retries: int = Field(default=5, ge=0, le=20)
+    patch_cap_bytes: int = Field(default=400_000, ge=0)
+    fetch_pull_requests: bool = True
+    default_days: int = Field(default=2, ge=1)
+
+
+class DigestSettings(_Settings):
+    repository: str = Field(default="vllm-project/vllm", pattern=REPOSITORY_PATTERN)
+    cache_dir: Path = Path("cache")
+    language: Language = "zh"
+    timezone: str = "UTC"
+    taxonomy: dict[str, Any] | None = None
+    taxonomy_file: Path | None = None
+    llm: LlmSettings = LlmSettings()
+    github: GithubSettings = GithubSettings()
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as error:
+            raise ValueError(f"unknown time zone {value!r}: give an IANA name such as 'Asia/Shanghai'") from error
+        return value
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    def relative_to(self, base: Path) -> DigestSettings:
+        """Paths in a config file are relative to that file's folder."""
+        updates: dict[str, Path] = {}
+        if not self.cache_dir.is_absolute():
+            updates["cache_dir"] = base / self.cache_dir
+        if self.taxonomy_file is not None and not self.taxonomy_file.is_absolute():
+            updates["taxonomy_file"] = base / self.taxonomy_file
+        return self.model_copy(update=updates)
+
+
+def settings_from_mapping(options: Mapping[str, Any], *, where: str) -> DigestSettings:
+    try:
+        return DigestSettings.model_validate(dict(options))
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
+            for issue in error.errors()
+        )
+        raise InputError(f"{where}: invalid commit-digest options: {problems}") from error
+
+
+class _TolerantLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml without running it: tags such as !ENV or !!python/name become plain values."""
+
+
+def _construct_unknown(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_mapping(node)  # type: ignore[arg-type]
+
+
+_TolerantLoader.add_multi_constructor("", _construct_unknown)
+
+
+def plugin_options_in(config_file: Path) -> dict[str, Any]:
+    """The ``commit-digest`` plugin's options in an mkdocs.yml ({} when it has none)."""
+    try:
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_TolerantLoader)  # noqa: S506
+    except OSError as error:
+        raise InputError(f"cannot read {config_file}: {error.strerror}") from error
+    except yaml.YAMLError as error:
+        raise InputError(f"{config_file} is not valid YAML: {error}") from error
+    for entry in (data or {}).get("plugins") or []:
+        if isinstance(entry, Mapping) and PLUGIN_NAME in entry:
+            return dict(entry[PLUGIN_NAME] or {})
+    return {}
+
+
+def load_settings(config_file: Path | None, overrides: Mapping[str, Any] | None = None) -> DigestSettings:
+    """Settings from an mkdocs.yml (if it exists) with command-line overrides applied on top."""
+    options: dict[str, Any] = {}
+    base = Path.cwd()
+    if config_file is not None and config_file.exists():
+        options = plugin_options_in(config_file)
+        base = config_file.resolve().parent
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if isinstance(value, Mapping):
+            options[key] = {**(options.get(key) or {}), **value}
+        else:
+            options[key] = value
+    where = str(config_file) if config_file is not None else "command line"
+    return settings_from_mapping(options, where=where).relative_to(base)

@@ -1,0 +1,191 @@
+"""The analysis store: the only importer of diskcache.
+
+Values are JSON text (never pickles), one per commit, keyed by repository and sha.
+Analyses are paid for, so the cache never evicts (``eviction_policy="none"``): a size
+limit only stops culling, it never drops a record. SQLite underneath lets several
+processes read and write at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import diskcache
+from pydantic import ValidationError
+
+from commit_digest.errors import StoreError
+from commit_digest.merge import merge_records
+from commit_digest.models import Analysis, Commit, CommitRecord
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.store")
+
+_RECORD_PREFIX = "commit/"
+_META_PREFIX = "meta/"
+DEFAULT_SIZE_LIMIT = 2**40  # far above any archive: the limit must never be what stops a write
+
+
+def record_key(repository: str, sha: str) -> str:
+    return f"{_RECORD_PREFIX}{repository}/{sha}"
+
+
+class AnalysisStore:
+    """A directory of commits and their analyses. Opening it touches only local files."""
+
+    def __init__(self, directory: Path | str, *, size_limit: int = DEFAULT_SIZE_LIMIT) -> None:
+        self.directory = Path(directory)
+        try:
+            self._cache = diskcache.Cache(
+                str(self.directory),
+                eviction_policy="none",
+                size_limit=size_limit,
+                cull_limit=0,
+                statistics=False,
+            )
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(f"cannot open the store at {self.directory}: {error}") from error
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._cache.close()
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._record_keys())
+
+    # -- reading -------------------------------------------------------------------------
+
+    def get(self, repository: str, sha: str) -> CommitRecord | None:
+        key = record_key(repository, sha)
+        text = self._read(key)
+        return None if text is None else self._parse(key, text)
+
+    def __contains__(self, key: tuple[str, str]) -> bool:
+        return record_key(*key) in self._cache
+
+    def records(self, repository: str | None = None) -> Iterator[CommitRecord]:
+        """Every stored record (of one repository if named), in key order."""
+        prefix = _RECORD_PREFIX if repository is None else record_key(repository, "")
+        for key in self._record_keys():
+            if key.startswith(prefix):
+                text = self._read(key)
+                if text is not None:  # deleted by another process while we iterated
+                    yield self._parse(key, text)
+
+    def find(self, sha_prefix: str, repository: str | None = None) -> list[CommitRecord]:
+        """Records whose sha starts with ``sha_prefix`` (at least 4 hex digits)."""
+        prefix = sha_prefix.strip().lower()
+        if len(prefix) < 4:
+            raise StoreError(f"sha prefix {sha_prefix!r} is too short: give at least 4 hex digits")
+        return [
+            record
+            for record in self.records(repository)
+            if record.commit.sha.startswith(prefix)
+        ]
+
+    def repositories(self) -> list[str]:
+        names = {key[len(_RECORD_PREFIX) :].rsplit("/", 1)[0] for key in self._record_keys()}
+        return sorted(names)
+
+    def newest_commit_time(self, repository: str) -> datetime | None:
+        times = [record.commit.committed_at for record in self.records(repository)]
+        return max(times, default=None)
+
+    # -- writing -------------------------------------------------------------------------
+
+    def put(self, record: CommitRecord) -> None:
+        """Stores a record as given, replacing what was there (use ``merge`` to keep analyses)."""
+        self._write(record_key(*record.key), record.model_dump_json())
+
+    def merge(self, incoming: CommitRecord, *, force: bool = False) -> bool:
+        """Stores ``incoming`` merged with what is stored; True when anything changed.
+
+        The read and the write happen in one transaction, so two processes merging the same
+        commit cannot lose either's analysis.
+        """
+        key = record_key(*incoming.key)
+        try:
+            with self._cache.transact():
+                text = self._read(key)
+                existing = None if text is None else self._parse(key, text)
+                merged = merge_records(existing, incoming, force=force)
+                if merged == existing:
+                    return False
+                self._write(key, merged.model_dump_json())
+                return True
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot write {key} to the store at {self.directory}: {error}") from error
+
+    def merge_all(self, records: Iterable[CommitRecord], *, force: bool = False) -> int:
+        return sum(self.merge(record, force=force) for record in records)
+
+    def add_commit(self, commit: Commit) -> bool:
+        """Stores a newly collected commit; True when it was new. Never touches an analysis."""
+        return self.merge(CommitRecord(commit=commit))
+
+    def set_analysis(self, repository: str, sha: str, analysis: Analysis) -> None:
+        """Replaces the analysis of a stored commit (the analyzers decide what replaces what)."""
+        key = record_key(repository, sha)
+        with self._cache.transact():
+            text = self._read(key)
+            if text is None:
+                raise StoreError(f"cannot analyse {repository}@{sha}: the commit is not in the store")
+            record = self._parse(key, text)
+            self._write(key, record.model_copy(update={"analysis": analysis}).model_dump_json())
+
+    # -- metadata: small JSON values the pipeline keeps between runs ---------------------
+
+    def get_meta(self, name: str) -> object | None:
+        text = self._read(_META_PREFIX + name)
+        return None if text is None else json.loads(text)
+
+    def set_meta(self, name: str, value: object) -> None:
+        self._write(_META_PREFIX + name, json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+    # -- the diskcache edge ----------------------------------------------------------------
+
+    def _record_keys(self) -> Iterator[str]:
+        try:
+            for key in self._cache.iterkeys():
+                if isinstance(key, str) and key.startswith(_RECORD_PREFIX):
+                    yield key
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot list the store at {self.directory}: {error}") from error
+
+    def _read(self, key: str) -> str | None:
+        try:
+            value = self._cache.get(key, default=None, retry=True)
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read {key} from the store at {self.directory}: {error}") from error
+        if value is not None and not isinstance(value, str):
+            raise StoreError(f"{key} in the store at {self.directory} is not JSON text")
+        return value
+
+    def _write(self, key: str, text: str) -> None:
+        try:
+            self._cache.set(key, text, retry=True)
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot write {key} to the store at {self.directory}: {error}") from error
+
+    def _parse(self, key: str, text: str) -> CommitRecord:
+        try:
+            return CommitRecord.model_validate_json(text)
+        except ValidationError as error:
+            raise StoreError(
+                f"{key} in the store at {self.directory} does not match the schema: {error}"
+            ) from error

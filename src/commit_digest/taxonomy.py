@@ -1,0 +1,260 @@
+"""Platforms and subsystems: the rules are data (``data/taxonomy.yml``), this module applies them.
+
+``classify`` is a pure function of a commit's title, message and changed paths; every label
+it gives carries the reasons (which tag, path or word matched), so a reader can judge it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import cache, cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import pathspec
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from commit_digest.errors import TaxonomyError
+from commit_digest.models import LABEL_ID_PATTERN, Label, LabelSource
+
+MAX_REASONS_PER_LABEL = 3
+_TAG_RUN = re.compile(r"^\s*((?:\[[^\]\n]{1,60}\]\s*:?\s*)+)")
+_TAG = re.compile(r"\[([^\]\n]{1,60})\]")
+_CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\(([^)\n]{1,40})\))?!?:\s")
+_PATH_TOKEN_SPLIT = re.compile(r"[/_.\-\s]+")
+# Paths that only test or document: they alone never earn a platform.
+_TEST_OR_DOC = pathspec.GitIgnoreSpec.from_lines(
+    ["tests/", "test/", "docs/", "*.md", "*.rst", "examples/", "test_*.py", "*_test.py"]
+)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DisplayName(_Frozen):
+    zh: str
+    en: str
+
+    def in_language(self, language: str) -> str:
+        return self.en if language == "en" else self.zh
+
+
+class LabelRule(_Frozen):
+    id: Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN)]
+    name: DisplayName
+    description: DisplayName | None = None
+    tags: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    path_tokens: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    words_exact: tuple[str, ...] = ()
+    exclude_paths: tuple[str, ...] = ()
+
+    model_config = ConfigDict(extra="forbid", frozen=True, ignored_types=(cached_property,))
+
+    @cached_property
+    def _tag_set(self) -> frozenset[str]:
+        return frozenset(normalize_tag(tag) for tag in self.tags)
+
+    @cached_property
+    def _path_spec(self) -> pathspec.PathSpec:
+        return pathspec.GitIgnoreSpec.from_lines(self.paths)
+
+    @cached_property
+    def _exclude_spec(self) -> pathspec.PathSpec:
+        return pathspec.GitIgnoreSpec.from_lines(self.exclude_paths)
+
+    @cached_property
+    def _token_set(self) -> frozenset[str]:
+        return frozenset(token.lower() for token in self.path_tokens)
+
+    @cached_property
+    def _word_patterns(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        loose = [(word, _word_pattern(word, ignore_case=True)) for word in self.words]
+        exact = [(word, _word_pattern(word, ignore_case=False)) for word in self.words_exact]
+        return tuple(loose + exact)
+
+    def reasons(self, tags: Sequence[str], text_fields: Mapping[str, str], paths: Sequence[str],
+                *, paths_may_count: bool) -> list[str]:
+        found: list[str] = []
+        for tag in tags:
+            if tag in self._tag_set:
+                found.append(f"tag [{tag}]")
+        if paths_may_count:
+            for path in paths:
+                if self.exclude_paths and self._exclude_spec.match_file(path):
+                    continue
+                if self.paths and self._path_spec.match_file(path):
+                    found.append(f"path {path}")
+                elif self._token_set and self._token_set.intersection(path_tokens(path)):
+                    found.append(f"path {path}")
+        for field, text in text_fields.items():
+            for word, pattern in self._word_patterns:
+                if pattern.search(text):
+                    found.append(f"word “{word}” in {field}")
+        return list(dict.fromkeys(found))
+
+
+class Taxonomy(_Frozen):
+    platforms: tuple[LabelRule, ...]
+    subsystems: tuple[LabelRule, ...]
+
+    def platform(self, label_id: str) -> LabelRule | None:
+        return next((rule for rule in self.platforms if rule.id == label_id), None)
+
+    def subsystem(self, label_id: str) -> LabelRule | None:
+        return next((rule for rule in self.subsystems if rule.id == label_id), None)
+
+    @property
+    def platform_ids(self) -> tuple[str, ...]:
+        return tuple(rule.id for rule in self.platforms)
+
+    @property
+    def subsystem_ids(self) -> tuple[str, ...]:
+        return tuple(rule.id for rule in self.subsystems)
+
+
+class Classification(_Frozen):
+    platforms: tuple[Label, ...] = ()
+    subsystems: tuple[Label, ...] = ()
+    reasons: dict[str, list[str]] = Field(default_factory=dict)
+
+
+def normalize_tag(tag: str) -> str:
+    return " ".join(tag.strip().lower().split())
+
+
+def title_tags(title: str) -> list[str]:
+    """The bracket tags a title starts with, and a conventional commit's type and scope.
+
+    ``[Hardware][AMD] Fix x`` gives ``hardware``, ``amd`` and ``hardware][amd`` (the
+    combined form the contributing guide writes); ``fix(rocm): x`` gives ``fix``, ``rocm``.
+    """
+    tags: list[str] = []
+    run = _TAG_RUN.match(title)
+    if run:
+        found = [normalize_tag(tag) for tag in _TAG.findall(run.group(1))]
+        tags.extend(found)
+        tags.extend(f"{first}][{second}" for first, second in zip(found, found[1:], strict=False))
+    conventional = _CONVENTIONAL.match(title[run.end():] if run else title)
+    if conventional:
+        tags.append(normalize_tag(conventional.group(1)))
+        if conventional.group(2):
+            tags.extend(normalize_tag(part) for part in conventional.group(2).split(","))
+    return list(dict.fromkeys(tag for tag in tags if tag))
+
+
+def path_tokens(path: str) -> set[str]:
+    return {token.lower() for token in _PATH_TOKEN_SPLIT.split(path) if token}
+
+
+def _word_pattern(word: str, *, ignore_case: bool) -> re.Pattern[str]:
+    # Word boundaries that also hold next to CJK text and inside identifiers with dots.
+    flags = re.IGNORECASE if ignore_case else 0
+    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", flags)
+
+
+def classify(
+    title: str,
+    message: str = "",
+    paths: Sequence[str] = (),
+    taxonomy: Taxonomy | None = None,
+) -> Classification:
+    taxonomy = taxonomy or load_taxonomy()
+    tags = title_tags(title)
+    texts = {"title": title}
+    body = message.strip()
+    if body and body != title.strip():
+        texts["message"] = body
+    only_tests_or_docs = bool(paths) and all(_TEST_OR_DOC.match_file(path) for path in paths)
+
+    def labels_for(rules: Sequence[LabelRule], *, paths_may_count: bool) -> list[tuple[Label, list[str]]]:
+        labelled = []
+        for rule in rules:
+            reasons = rule.reasons(tags, texts, paths, paths_may_count=paths_may_count)
+            if reasons:
+                shown = "; ".join(reasons[:MAX_REASONS_PER_LABEL])
+                if len(reasons) > MAX_REASONS_PER_LABEL:
+                    shown += f" (+{len(reasons) - MAX_REASONS_PER_LABEL})"
+                labelled.append((Label(id=rule.id, source=LabelSource.RULE, reason=shown[:300]), reasons))
+        return labelled
+
+    platforms = labels_for(taxonomy.platforms, paths_may_count=not only_tests_or_docs)
+    subsystems = labels_for(taxonomy.subsystems, paths_may_count=True)
+    return Classification(
+        platforms=tuple(label for label, _ in platforms),
+        subsystems=tuple(label for label, _ in subsystems),
+        reasons={label.id: reasons for label, reasons in platforms + subsystems},
+    )
+
+
+# -- loading --------------------------------------------------------------------------------
+
+
+def _rules_from_mapping(section: str, mapping: Mapping[str, Any]) -> tuple[LabelRule, ...]:
+    if not isinstance(mapping, Mapping):
+        raise TaxonomyError(f"taxonomy section {section!r} must map label ids to rules")
+    rules = []
+    for label_id, body in mapping.items():
+        if not isinstance(body, Mapping):
+            raise TaxonomyError(f"taxonomy {section}.{label_id} must be a mapping of rule fields")
+        try:
+            rules.append(LabelRule.model_validate({"id": label_id, **body}))
+        except ValidationError as error:
+            raise TaxonomyError(f"taxonomy {section}.{label_id} is invalid: {error}") from error
+    return tuple(rules)
+
+
+def _merge_section(base: Mapping[str, Any], override: Mapping[str, Any] | None) -> dict[str, Any]:
+    """An override replaces the fields it names of a label, or adds a label; ``null`` removes one."""
+    merged = {label_id: dict(body) for label_id, body in base.items()}
+    for label_id, body in (override or {}).items():
+        if body is None:
+            merged.pop(label_id, None)
+        elif isinstance(body, Mapping):
+            merged[label_id] = {**merged.get(label_id, {}), **body}
+        else:
+            raise TaxonomyError(f"taxonomy override for {label_id!r} must be a mapping or null")
+    return merged
+
+
+_BUILTIN_TEXT = resources.files("commit_digest").joinpath("data/taxonomy.yml")
+
+
+def builtin_taxonomy_data() -> dict[str, Any]:
+    return yaml.safe_load(_BUILTIN_TEXT.read_text(encoding="utf-8"))
+
+
+def load_taxonomy(override: Mapping[str, Any] | None = None, path: Path | None = None) -> Taxonomy:
+    """The built-in taxonomy, or the one in ``path``, with ``override`` (from mkdocs.yml) applied."""
+    if path is None and override is None:
+        return _builtin()
+    if path is not None:
+        try:
+            base = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as error:
+            raise TaxonomyError(f"cannot read the taxonomy file {path}: {error}") from error
+    else:
+        base = builtin_taxonomy_data()
+    return _build(base, override or {})
+
+
+def _build(base: Mapping[str, Any], override: Mapping[str, Any]) -> Taxonomy:
+    unknown = set(override) - {"platforms", "subsystems"}
+    if unknown:
+        raise TaxonomyError(f"taxonomy override has unknown sections: {', '.join(sorted(unknown))}")
+    return Taxonomy(
+        platforms=_rules_from_mapping("platforms", _merge_section(base.get("platforms", {}), override.get("platforms"))),
+        subsystems=_rules_from_mapping(
+            "subsystems", _merge_section(base.get("subsystems", {}), override.get("subsystems"))
+        ),
+    )
+
+
+@cache
+def _builtin() -> Taxonomy:
+    return _build(builtin_taxonomy_data(), {})

@@ -1,0 +1,276 @@
+"""The offline analyzer: a complete Analysis from the commit alone, with no LLM and no network.
+
+It is the default when no LLM is configured and the fallback the site shows until an LLM
+analysis exists. It is deterministic: the same commit always gives the same analysis
+(its time stamp is the commit's landing time, not the clock's).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from commit_digest.analysis.offline_rules import bare_title, infer_change_type, infer_importance
+from commit_digest.models import (
+    Analysis,
+    ChangeType,
+    Commit,
+    ImpactItem,
+    Importance,
+    Label,
+    Provenance,
+    Recommendation,
+    TechnicalInsights,
+)
+from commit_digest.settings import Language
+from commit_digest.taxonomy import Taxonomy, classify
+
+OFFLINE_RULES_VERSION = "offline-1"
+MAX_SUMMARY_BULLETS = 4
+MAX_IMPACT_AREAS = 8
+_TRAILER = re.compile(r"^(signed-off-by|co-authored-by|reviewed-by|tested-by|acked-by|cc):", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
+
+_TEXT: dict[Language, dict[str, str]] = {
+    "zh": {
+        "lead": "{type}：{title}",
+        "files": "共改动 {files} 个文件（+{additions}/−{deletions} 行），主要涉及 {areas}。",
+        "area_note": "{files} 个文件，+{additions}/−{deletions} 行",
+        "why": "重要程度依据：{reason}。",
+        "compat_default": "此提交改变了默认行为，依赖旧默认值的部署需要检查配置。",
+        "compat_removal": "此提交移除或弃用了既有功能，依赖它的代码和配置需要迁移。",
+        "perf_claim": "提交声称带来性能改进；请结合基准数据确认在自身负载上的收益。",
+        "security": "提交涉及安全相关的行为（如信息泄露或输入处理），建议尽快评估。",
+        "risk_large": "改动量较大（{lines} 行），回归风险较高。",
+        "risk_no_tests": "改动了产品代码但未包含测试改动。",
+        "risk_platform": "涉及特定平台（{platforms}）的代码路径，其他平台的行为应保持不变，但需在对应硬件上验证。",
+        "advice_platform": "{platform} 用户",
+        "advice_platform_text": "关注此变更在 {platform} 上的影响，升级后运行相关回归测试。",
+        "advice_subsystem": "{subsystem} 相关开发者",
+        "advice_subsystem_text": "审阅该子系统的改动，确认与自身功能或插件的兼容性。",
+        "advice_default": "所有用户",
+        "advice_default_text": "一般性改动，按常规升级流程验证即可。",
+        "conclusion": "离线规则分析（未调用 LLM）：{type}，重要程度{importance}。完整分析将在 LLM 分析后提供。",
+        "and": "、",
+    },
+    "en": {
+        "lead": "{type}: {title}",
+        "files": "Changes {files} files (+{additions}/−{deletions} lines), mainly in {areas}.",
+        "area_note": "{files} files, +{additions}/−{deletions} lines",
+        "why": "Importance because: {reason}.",
+        "compat_default": "Changes a default: deployments relying on the old default should check their configuration.",
+        "compat_removal": "Removes or deprecates existing behaviour: code and configuration relying on it must migrate.",
+        "perf_claim": "Claims a performance improvement; confirm the gain on your own workload with benchmarks.",
+        "security": "Touches security-relevant behaviour (such as a leak or input handling); assess it soon.",
+        "risk_large": "Large change ({lines} lines): higher regression risk.",
+        "risk_no_tests": "Changes product code without changing tests.",
+        "risk_platform": "Touches code paths specific to {platforms}; other platforms should be unaffected, "
+        "but verify on that hardware.",
+        "advice_platform": "{platform} users",
+        "advice_platform_text": "Check the impact on {platform} and run the relevant regression tests after upgrading.",
+        "advice_subsystem": "{subsystem} developers",
+        "advice_subsystem_text": "Review the change for compatibility with your features or plugins.",
+        "advice_default": "All users",
+        "advice_default_text": "A general change; the usual upgrade checks suffice.",
+        "conclusion": "Offline rule-based analysis (no LLM): {type}, {importance} importance. "
+        "A full analysis follows once the LLM has analysed this commit.",
+        "and": ", ",
+    },
+}
+
+CHANGE_TYPE_NAMES: dict[Language, dict[ChangeType, str]] = {
+    "zh": {
+        ChangeType.FEATURE: "新功能",
+        ChangeType.BUGFIX: "缺陷修复",
+        ChangeType.PERFORMANCE: "性能优化",
+        ChangeType.REFACTOR: "重构",
+        ChangeType.DOCS: "文档",
+        ChangeType.TEST: "测试",
+        ChangeType.CI_BUILD: "CI/构建",
+        ChangeType.CONFIG: "配置",
+        ChangeType.DEPENDENCY: "依赖",
+        ChangeType.DEPRECATION: "弃用/移除",
+        ChangeType.REVERT: "回滚",
+        ChangeType.OTHER: "其他",
+    },
+    "en": {
+        ChangeType.FEATURE: "Feature",
+        ChangeType.BUGFIX: "Bug fix",
+        ChangeType.PERFORMANCE: "Performance",
+        ChangeType.REFACTOR: "Refactor",
+        ChangeType.DOCS: "Documentation",
+        ChangeType.TEST: "Tests",
+        ChangeType.CI_BUILD: "CI/build",
+        ChangeType.CONFIG: "Configuration",
+        ChangeType.DEPENDENCY: "Dependencies",
+        ChangeType.DEPRECATION: "Deprecation/removal",
+        ChangeType.REVERT: "Revert",
+        ChangeType.OTHER: "Other",
+    },
+}
+IMPORTANCE_NAMES: dict[Language, dict[Importance, str]] = {
+    "zh": {Importance.HIGH: "高", Importance.MEDIUM: "中", Importance.LOW: "低"},
+    "en": {Importance.HIGH: "high", Importance.MEDIUM: "medium", Importance.LOW: "low"},
+}
+
+
+class OfflineAnalyzer:
+    """Rule-based analysis from tags, words, paths and line counts."""
+
+    name = "offline"
+
+    def __init__(self, taxonomy: Taxonomy, language: Language = "zh") -> None:
+        self._taxonomy = taxonomy
+        self._language = language
+        self._text = _TEXT[language]
+
+    def analyze(self, commit: Commit) -> Analysis:
+        text = self._text
+        change_type = infer_change_type(commit)
+        importance = infer_importance(commit, change_type.value)
+        labels = classify(commit.title, commit.body, [change.path for change in commit.files], self._taxonomy)
+        type_name = CHANGE_TYPE_NAMES[self._language][change_type.value]
+        impact = impact_areas(commit, text["area_note"])
+        summary = [text["lead"].format(type=type_name, title=bare_title(commit.title))]
+        summary += message_points(commit.body)[: MAX_SUMMARY_BULLETS - 2]
+        if commit.files:
+            summary.append(
+                text["files"].format(
+                    files=len(commit.files),
+                    additions=commit.additions,
+                    deletions=commit.deletions,
+                    areas=text["and"].join(item.area for item in impact[:3]),
+                )
+            )
+        platform_names = [self._platform_name(label.id) for label in labels.platforms]
+        return Analysis(
+            change_type=change_type.value,
+            importance=importance.value,
+            summary=tuple(summary),
+            impact_scope=tuple(impact),
+            insights=self._insights(commit, change_type.value),
+            risks=tuple(self._risks(commit, platform_names)),
+            recommendations=tuple(self._recommendations(labels.platforms, labels.subsystems)),
+            conclusion=" ".join(
+                [
+                    text["conclusion"].format(
+                        type=type_name, importance=IMPORTANCE_NAMES[self._language][importance.value]
+                    ),
+                    text["why"].format(reason=importance.rule),
+                ]
+            ),
+            platforms=labels.platforms,
+            subsystems=labels.subsystems,
+            provenance=Provenance(
+                analyzer="offline",
+                prompt_version=OFFLINE_RULES_VERSION,
+                created_at=commit.committed_at,
+                language=self._language,
+            ),
+        )
+
+    def _platform_name(self, label_id: str) -> str:
+        rule = self._taxonomy.platform(label_id)
+        return rule.name.in_language(self._language) if rule else label_id
+
+    def _subsystem_name(self, label_id: str) -> str:
+        rule = self._taxonomy.subsystem(label_id)
+        return rule.name.in_language(self._language) if rule else label_id
+
+    def _insights(self, commit: Commit, change_type: ChangeType) -> TechnicalInsights:
+        text = self._text
+        compatibility = None
+        if change_type is ChangeType.DEPRECATION:
+            compatibility = text["compat_removal"]
+        elif re.search(r"\bdefault\b", commit.title, re.IGNORECASE):
+            compatibility = text["compat_default"]
+        security = text["security"] if re.search(
+            r"\b(security|CVE-\d{4}|vulnerab\w*|leak\w*|injection)\b", f"{commit.title}\n{commit.body}", re.I
+        ) else None
+        performance = text["perf_claim"] if change_type is ChangeType.PERFORMANCE else None
+        return TechnicalInsights(performance=performance, security=security, compatibility=compatibility)
+
+    def _risks(self, commit: Commit, platform_names: list[str]) -> list[str]:
+        text = self._text
+        risks = []
+        lines = commit.additions + commit.deletions
+        if lines >= 500:
+            risks.append(text["risk_large"].format(lines=lines))
+        touches_tests = any("test" in change.path for change in commit.files)
+        product_lines = sum(
+            change.additions + change.deletions for change in commit.files if change.path.startswith(("vllm/", "csrc/"))
+        )
+        if product_lines >= 50 and not touches_tests:
+            risks.append(text["risk_no_tests"])
+        if platform_names:
+            risks.append(text["risk_platform"].format(platforms=text["and"].join(platform_names)))
+        return risks
+
+    def _recommendations(
+        self, platforms: tuple[Label, ...], subsystems: tuple[Label, ...]
+    ) -> list[Recommendation]:
+        text = self._text
+        advice = [
+            Recommendation(
+                audience=text["advice_platform"].format(platform=self._platform_name(label.id)),
+                advice=text["advice_platform_text"].format(platform=self._platform_name(label.id)),
+            )
+            for label in platforms[:2]
+        ]
+        advice += [
+            Recommendation(
+                audience=text["advice_subsystem"].format(subsystem=self._subsystem_name(label.id)),
+                advice=text["advice_subsystem_text"],
+            )
+            for label in subsystems[:2]
+        ]
+        if not advice:
+            advice.append(Recommendation(audience=text["advice_default"], advice=text["advice_default_text"]))
+        return advice
+
+
+def message_points(body: str) -> list[str]:
+    """The message's paragraphs as summary points, without trailers, each cut at a sentence end."""
+    points = []
+    for paragraph in re.split(r"\n\s*\n", body):
+        lines = [line.strip(" -*\t") for line in paragraph.splitlines()]
+        lines = [line for line in lines if line and not _TRAILER.match(line)]
+        if not lines:
+            continue
+        points.append(clip_sentence(" ".join(lines), 300))
+    return points
+
+
+def clip_sentence(text: str, limit: int) -> str:
+    """At most ``limit`` characters, ending at a sentence end when one exists, else with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    ends = [match.start() for match in _SENTENCE_END.finditer(head)]
+    if ends and ends[-1] > limit // 3:
+        return head[: ends[-1]].rstrip()
+    return head[: limit - 1].rstrip() + "…"
+
+
+def impact_areas(commit: Commit, note_format: str) -> list[ImpactItem]:
+    """Changed files grouped by area (their folder), the busiest first."""
+    grouped: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for change in commit.files:
+        totals = grouped[area_of(change.path)]
+        totals[0] += 1
+        totals[1] += change.additions
+        totals[2] += change.deletions
+    ranked = sorted(grouped.items(), key=lambda item: (-(item[1][1] + item[1][2]), item[0]))
+    return [
+        ImpactItem(area=area, note=note_format.format(files=files, additions=additions, deletions=deletions))
+        for area, (files, additions, deletions) in ranked[:MAX_IMPACT_AREAS]
+    ]
+
+
+def area_of(path: str) -> str:
+    """A file's area: its folder, at most three levels deep (vllm/model_executor/layers)."""
+    parts = path.split("/")[:-1]
+    if not parts:
+        return path
+    depth = 4 if parts[0] == "vllm" and len(parts) >= 4 and parts[1] in {"model_executor", "v1"} else 3
+    return "/".join(parts[:depth]) + "/"

@@ -1,0 +1,51 @@
+"""`demo`: the README's first command — the embedded sample, analysed offline, built into a site."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from importlib import resources
+from typing import Any
+
+from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.analysis.offline_pass import analyse_offline
+from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.exchange import read_all_records
+from commit_digest.taxonomy import load_taxonomy
+
+SAMPLE = "data/sample-vllm.jsonl"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="load the embedded vLLM sample, analyse it offline and build the demo site (no network, no keys)",
+    )
+    add_common_options(parser)
+    parser.add_argument("--no-build", action="store_true", help="stop after loading and analysing")
+    parser.set_defaults(handler=run_demo)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    sample = resources.files("commit_digest").joinpath(SAMPLE)
+    records = read_all_records(sample.read_text(encoding="utf-8").splitlines(), source=SAMPLE)
+    analyzer = OfflineAnalyzer(load_taxonomy(settings.taxonomy, settings.taxonomy_file), settings.language)
+    with open_store(settings) as store:
+        added = store.merge_all(records)
+        result = analyse_offline(store, analyzer)
+        stored = list(store.records())
+    days = sorted({record.commit.day(settings.zone) for record in stored})
+    print(
+        f"sample: {len(records)} commits ({added} new) over {len(days)} days "
+        f"({days[0]} … {days[-1]}) in {settings.cache_dir}"
+    )
+    print(f"offline analysis: {result.analysed} analysed, {result.kept} already had an analysis")
+    if args.no_build:
+        return 0
+    from commit_digest.commands.build import build_site
+
+    started = time.perf_counter()
+    site_dir = build_site(args.config_file, cache_dir=settings.cache_dir, site_dir=None, strict=True)
+    print(f"site built into {site_dir} in {time.perf_counter() - started:.1f} s; preview it with: mkdocs serve")
+    return 0

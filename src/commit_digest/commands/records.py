@@ -1,0 +1,88 @@
+"""`import`, `export` and `show`: the store as JSON Lines, and one commit as text."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.errors import InputError
+from commit_digest.exchange import read_all_records, write_records
+from commit_digest.show import format_record
+
+
+def register(subparsers: Any) -> None:
+    importer = subparsers.add_parser(
+        "import", help="load JSON Lines (an export, or the embedded sample) into the store",
+        description="Validates every line of every file first: a bad file stores nothing.",
+    )
+    add_common_options(importer)
+    importer.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSON Lines files ('-' for stdin)")
+    importer.add_argument("--force", action="store_true", help="let imported analyses replace better stored ones")
+    importer.set_defaults(handler=run_import)
+
+    exporter = subparsers.add_parser("export", help="write the whole store as JSON Lines")
+    add_common_options(exporter, repository=True)
+    exporter.add_argument("-o", "--output", type=Path, default=None, metavar="FILE", help="default: stdout")
+    exporter.set_defaults(handler=run_export)
+
+    show = subparsers.add_parser("show", help="print one commit with its analysis")
+    add_common_options(show)
+    show.add_argument("sha", metavar="SHA", help="the sha or a prefix of at least 4 hex digits")
+    show.add_argument("--json", action="store_true", help="print the stored record as JSON")
+    show.set_defaults(handler=run_show)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    batches = []
+    for path in args.files:
+        if str(path) == "-":
+            batches.append(read_all_records(sys.stdin, source="<stdin>"))
+            continue
+        try:
+            with path.open(encoding="utf-8") as lines:
+                batches.append(read_all_records(lines, source=str(path)))
+        except OSError as error:
+            raise InputError(f"cannot read {path}: {error.strerror}") from error
+        except UnicodeDecodeError as error:
+            raise InputError(f"{path} is not UTF-8 text: {error.reason} at byte {error.start}") from error
+    with open_store(settings) as store:
+        total = sum(len(batch) for batch in batches)
+        changed = sum(store.merge_all(batch, force=args.force) for batch in batches)
+        print(f"imported {total} records into {settings.cache_dir}: {changed} new or changed, {total - changed} unchanged")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    with open_store(settings) as store:
+        records = list(store.records(args.repo))
+    if args.output is None:
+        write_records(records, sys.stdout)
+        return 0
+    temporary = args.output.with_name(args.output.name + ".partial")
+    try:
+        with temporary.open("w", encoding="utf-8") as out:
+            count = write_records(records, out)
+        temporary.replace(args.output)  # a reader never sees half an export
+    except OSError as error:
+        raise InputError(f"cannot write {args.output}: {error.strerror}") from error
+    print(f"exported {count} records to {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    with open_store(settings) as store:
+        found = store.find(args.sha)
+    if not found:
+        raise InputError(f"no stored commit has a sha starting with {args.sha!r} in {settings.cache_dir}")
+    if len(found) > 1:
+        shas = ", ".join(record.commit.sha[:12] for record in found[:5])
+        raise InputError(f"{args.sha!r} is ambiguous: {len(found)} commits match ({shas}…); give more digits")
+    record = found[0]
+    print(record.model_dump_json(indent=2) if args.json else format_record(record, settings.zone))
+    return 0

@@ -1,0 +1,254 @@
+"""The OpenAI edge: the only module that imports ``openai``.
+
+It speaks to any OpenAI-compatible endpoint. The SDK reads OPENAI_API_KEY and
+OPENAI_BASE_URL itself; the key is never copied anywhere else, and every error text
+leaving this module is scrubbed of it.
+
+Retries are ours, not the SDK's (it is built with ``max_retries=0``): the SDK sleeps with
+``time.sleep`` and its own backoff, while here the sleep function is injected, Retry-After
+is honoured up to ``max_retry_wait_seconds``, and a timeout is a failure for the commit at
+once instead of a second two-minute wait.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import openai
+import pydantic
+from openai.lib import type_to_response_format_param
+from openai.types import Batch
+from openai.types.chat import ChatCompletion
+
+from commit_digest.analysis.llm_errors import (
+    InvalidReplyError,
+    LlmConfigError,
+    LlmRequestError,
+    LlmTimeoutError,
+    LlmUnavailableError,
+    scrub,
+)
+from commit_digest.models import TokenUsage
+from commit_digest.settings import LlmSettings
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+INITIAL_BACKOFF_SECONDS = 1.0
+SCHEMA_NAME = "commit_analysis"
+BATCH_ENDPOINT = "/v1/chat/completions"
+
+Sleep = Callable[[float], None]
+_T = TypeVar("_T")
+
+
+def strict_schema_of(model: type[pydantic.BaseModel]) -> dict[str, Any]:
+    """The JSON schema the API's strict mode accepts, made by the SDK's own converter."""
+    response_format = type_to_response_format_param(model)
+    return dict(response_format["json_schema"]["schema"])  # type: ignore[index]
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    content: str | None
+    refusal: str | None
+    finish_reason: str
+    usage: TokenUsage
+
+
+@dataclass(frozen=True)
+class BatchState:
+    id: str
+    status: str  # validating, in_progress, finalizing, completed, failed, expired, cancelling, cancelled
+    output_file_id: str | None
+    error_file_id: str | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in {"completed", "failed", "expired", "cancelled"}
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """The wait a 429/503 asks for: retry-after-ms, retry-after seconds, or an HTTP date."""
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return max(float(value) / divisor, 0.0)
+        except ValueError:
+            parsed = email.utils.parsedate_tz(value)
+            if parsed is not None:
+                return max(float(email.utils.mktime_tz(parsed)) - time.time(), 0.0)
+    return None
+
+
+def usage_of(completion: ChatCompletion) -> TokenUsage:
+    usage = completion.usage
+    if usage is None:
+        return TokenUsage()
+    details = usage.prompt_tokens_details
+    return TokenUsage(
+        prompt_tokens=usage.prompt_tokens or 0,
+        completion_tokens=usage.completion_tokens or 0,
+        cached_tokens=(details.cached_tokens or 0) if details is not None else 0,
+    )
+
+
+def reply_of(completion: ChatCompletion) -> ChatReply:
+    if not completion.choices:
+        raise InvalidReplyError("the reply has no choices")
+    choice = completion.choices[0]
+    return ChatReply(
+        content=choice.message.content,
+        refusal=choice.message.refusal,
+        finish_reason=str(choice.finish_reason),
+        usage=usage_of(completion),
+    )
+
+
+def reply_from_body(body: object) -> ChatReply:
+    """A chat completion as found in a Batch API output line."""
+    try:
+        completion = ChatCompletion.model_validate(body)
+    except pydantic.ValidationError as error:
+        raise InvalidReplyError(f"the batch line is not a chat completion: {error.error_count()} problems") from None
+    return reply_of(completion)
+
+
+class LlmClient:
+    """Chat completions and the Batch API, with our retry policy. Building it sends nothing."""
+
+    def __init__(
+        self,
+        settings: LlmSettings,
+        *,
+        api_key: str | None = None,
+        sleep: Sleep = time.sleep,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self.settings = settings
+        self._sleep = sleep
+        self._jitter = jitter
+        try:
+            self._client = openai.OpenAI(
+                api_key=api_key,
+                base_url=settings.base_url,
+                timeout=settings.timeout_seconds,
+                max_retries=0,
+            )
+        except openai.OpenAIError as error:
+            raise LlmConfigError(
+                f"cannot set up the LLM client: {scrub(str(error))} (set OPENAI_API_KEY, and OPENAI_BASE_URL "
+                "or llm.base_url for a server other than api.openai.com)"
+            ) from None
+        self._secrets = tuple(value for value in (self._client.api_key,) if isinstance(value, str))
+
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- requests ------------------------------------------------------------------------
+
+    def chat_body(
+        self, messages: list[dict[str, str]], *, mode: str, schema: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """The request body: the same for a direct call and a Batch API line."""
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": messages,
+            "max_completion_tokens": self.settings.max_output_tokens,
+        }
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        if mode == "json_schema":
+            if schema is None:
+                raise ValueError("json_schema mode needs the schema")
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": True},
+            }
+        elif mode == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    def chat(self, body: dict[str, Any]) -> ChatReply:
+        completion = self._with_retries("chat completion", lambda: self._client.chat.completions.create(**body))
+        return reply_of(completion)
+
+    # -- the Batch API ---------------------------------------------------------------------
+
+    def upload_batch_file(self, jsonl: bytes, name: str) -> str:
+        uploaded = self._with_retries(
+            "batch file upload",
+            lambda: self._client.files.create(file=(name, jsonl, "application/jsonl"), purpose="batch"),
+        )
+        return uploaded.id
+
+    def create_batch(self, input_file_id: str, metadata: dict[str, str]) -> BatchState:
+        batch = self._with_retries(
+            "batch creation",
+            lambda: self._client.batches.create(
+                completion_window="24h", endpoint=BATCH_ENDPOINT, input_file_id=input_file_id, metadata=metadata
+            ),
+        )
+        return _state(batch)
+
+    def batch_state(self, batch_id: str) -> BatchState:
+        return _state(self._with_retries("batch status", lambda: self._client.batches.retrieve(batch_id)))
+
+    def file_text(self, file_id: str) -> str:
+        return self._with_retries("file download", lambda: self._client.files.content(file_id)).text
+
+    # -- retries and error conversion ------------------------------------------------------
+
+    def _with_retries(self, what: str, call: Callable[[], _T]) -> _T:
+        retries = self.settings.max_retries
+        for attempt in range(retries + 1):
+            try:
+                return call()
+            except openai.APITimeoutError:
+                raise LlmTimeoutError(
+                    f"{what}: no reply within {self.settings.timeout_seconds:g} s from {self.base_url}"
+                ) from None
+            except openai.APIStatusError as error:
+                status = error.status_code
+                text = self._scrub(f"{what}: HTTP {status} from {self.base_url}: {error.message}")
+                if status not in RETRYABLE_STATUS and status < 500:
+                    raise LlmRequestError(text) from None
+                wait = retry_after_seconds(error.response.headers)
+                if attempt == retries:
+                    raise LlmUnavailableError(f"{text} (gave up after {retries + 1} attempts)") from None
+            except openai.APIConnectionError as error:
+                text = self._scrub(f"{what}: cannot reach {self.base_url}: {error.message}")
+                wait = None
+                if attempt == retries:
+                    raise LlmUnavailableError(f"{text} (gave up after {retries + 1} attempts)") from None
+            if wait is None:
+                wait = INITIAL_BACKOFF_SECONDS * 2**attempt * (0.75 + 0.25 * self._jitter())
+            if wait > self.settings.max_retry_wait_seconds:
+                raise LlmUnavailableError(
+                    f"{text} (asked to wait {wait:g} s, over llm.max_retry_wait_seconds "
+                    f"{self.settings.max_retry_wait_seconds:g} s)"
+                )
+            logger.info("%s failed (%s); retry %s of %s in %.1f s", what, text, attempt + 1, retries, wait)
+            self._sleep(wait)
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, self._secrets)
+
+
+def _state(batch: Batch) -> BatchState:
+    return BatchState(
+        id=batch.id, status=batch.status, output_file_id=batch.output_file_id, error_file_id=batch.error_file_id
+    )

@@ -1,0 +1,45 @@
+"""Errors of the LLM path. ``llm_client`` converts the openai SDK's errors into these once;
+everything above it sees only these, with the API key scrubbed from every text."""
+
+from __future__ import annotations
+
+import re
+
+from commit_digest.errors import CommitDigestError
+
+
+class LlmError(CommitDigestError):
+    """The LLM endpoint could not give an answer for a request."""
+
+
+class LlmConfigError(LlmError):
+    """The client cannot be built (no API key, bad base URL)."""
+
+
+class LlmTimeoutError(LlmError):
+    """No reply within the configured timeout: a failure for this commit, never a hang."""
+
+
+class LlmUnavailableError(LlmError):
+    """Rate limits, server errors or connection errors that outlasted every retry."""
+
+
+class LlmRequestError(LlmError):
+    """The endpoint rejected the request (4xx other than 408/409/429): retrying will not help."""
+
+
+class InvalidReplyError(LlmError):
+    """The reply is not valid JSON, does not match the schema, or repeats the instructions."""
+
+
+_BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+")
+_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
+
+
+def scrub(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` without any of ``secrets``, bearer tokens or OpenAI-style keys."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    text = _BEARER.sub(r"\1[redacted]", text)
+    return _KEY_LIKE.sub("[redacted]", text)

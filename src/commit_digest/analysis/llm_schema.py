@@ -1,0 +1,234 @@
+"""The analysis as the LLM writes it, and its conversion into ``models.Analysis``.
+
+OpenAI's strict JSON-schema mode wants every property required and no additional
+properties, so this model differs from ``models.Analysis``: optional sections are
+required-but-nullable, labels carry only an id and a reason, and there is no provenance.
+Length caps are checked here after the reply (strict mode does not accept every
+keyword) and stated in the prompt; a reply over a cap is invalid, never cut.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from commit_digest.analysis.llm_errors import InvalidReplyError
+from commit_digest.models import (
+    LABEL_ID_PATTERN,
+    Analysis,
+    ChangeType,
+    ImpactItem,
+    Importance,
+    Label,
+    LabelSource,
+    Provenance,
+    Recommendation,
+    TechnicalInsights,
+    TokenUsage,
+)
+from commit_digest.taxonomy import Classification, Taxonomy
+
+# Caps the prompt states; the same as (or below) the ones of models.Analysis.
+SHORT_CAP = 200
+PARAGRAPH_CAP = 1200
+MAX_SUMMARY_ITEMS = 6
+MAX_LIST_ITEMS = 8
+MAX_LABELS = 6
+
+_Short = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=SHORT_CAP)]
+_Paragraph = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=PARAGRAPH_CAP)]
+_Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=PARAGRAPH_CAP)]
+_Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=SHORT_CAP)]
+_LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=40)]
+
+
+class _LlmModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LlmImpact(_LlmModel):
+    area: _Short = Field(description="a module, path or feature the change touches")
+    note: _Note = Field(description="how it is affected; may be empty")
+
+
+class LlmInsights(_LlmModel):
+    architecture: _Paragraph | None = Field(description="design and structure; null when nothing to say")
+    performance: _Paragraph | None = Field(description="speed and memory; null when nothing to say")
+    security: _Paragraph | None = Field(description="security; null when nothing to say")
+    maintainability: _Paragraph | None = Field(description="code health; null when nothing to say")
+    compatibility: _Paragraph | None = Field(description="APIs, configs, hardware; null when nothing to say")
+
+
+class LlmRecommendation(_LlmModel):
+    audience: _Short = Field(description="who should act, e.g. users, developers, operators")
+    advice: _Paragraph
+
+
+class LlmLabel(_LlmModel):
+    id: _LabelId = Field(description="one of the taxonomy ids listed in the instructions")
+    reason: _Reason = Field(description="why this label applies, from the commit")
+
+
+class LlmAnalysis(_LlmModel):
+    """What the model returns for one commit."""
+
+    change_type: ChangeType
+    importance: Importance
+    summary: list[_Paragraph] = Field(min_length=1, max_length=MAX_SUMMARY_ITEMS)
+    impact_scope: list[LlmImpact] = Field(max_length=MAX_LIST_ITEMS)
+    insights: LlmInsights
+    risks: list[_Paragraph] = Field(max_length=MAX_LIST_ITEMS)
+    recommendations: list[LlmRecommendation] = Field(max_length=MAX_LIST_ITEMS)
+    conclusion: _Paragraph
+    platforms: list[LlmLabel] = Field(max_length=MAX_LABELS)
+    subsystems: list[LlmLabel] = Field(max_length=MAX_LABELS)
+
+
+def _without_keywords(schema: Any, keywords: frozenset[str]) -> Any:
+    if isinstance(schema, dict):
+        return {key: _without_keywords(value, keywords) for key, value in schema.items() if key not in keywords}
+    if isinstance(schema, list):
+        return [_without_keywords(item, keywords) for item in schema]
+    return schema
+
+
+# Keywords strict mode has rejected on some servers; the caps are enforced after the reply.
+_UNSENT_KEYWORDS = frozenset({"maxLength", "minLength", "pattern"})
+
+
+def response_schema(strict_schema: dict[str, Any], taxonomy: Taxonomy) -> dict[str, Any]:
+    """The strict schema (from the SDK's converter) with the label ids narrowed to the taxonomy."""
+    schema = _without_keywords(strict_schema, _UNSENT_KEYWORDS)
+    properties = schema["properties"]
+    for field, ids in (("platforms", taxonomy.platform_ids), ("subsystems", taxonomy.subsystem_ids)):
+        item = {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "enum": list(ids)},
+                "reason": {"type": "string"},
+            },
+            "required": ["id", "reason"],
+            "additionalProperties": False,
+        }
+        properties[field] = {**properties[field], "items": item}
+    schema.get("$defs", {}).pop(LlmLabel.__name__, None)
+    return schema
+
+
+def schema_text(schema: dict[str, Any]) -> str:
+    """The schema as the prompt shows it: stable key order so the prompt prefix never changes."""
+    return json.dumps(schema, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+# -- reading a reply ------------------------------------------------------------------------
+
+
+def extract_json_object(text: str) -> str:
+    """The first complete JSON object in ``text`` (plain-text mode wraps it in prose or fences)."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            value, end = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return text[match.start() : end]
+    raise InvalidReplyError("the reply holds no JSON object")
+
+
+def parse_reply(content: str, *, taxonomy: Taxonomy, canary: str, extract: bool) -> LlmAnalysis:
+    """Validates a reply strictly: JSON, schema, caps, taxonomy ids, and no leaked instructions."""
+    if canary in content:
+        # The model echoed the instructions (prompt injection or confusion): nothing of it is kept.
+        raise InvalidReplyError("the reply repeats the instructions")
+    text = extract_json_object(content) if extract else content.strip()
+    try:
+        parsed = LlmAnalysis.model_validate_json(text)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
+            for issue in error.errors(include_url=False)
+        )
+        raise InvalidReplyError(f"the reply does not match the schema: {problems[:1500]}") from error
+    unknown = [label.id for label in parsed.platforms if label.id not in taxonomy.platform_ids]
+    unknown += [label.id for label in parsed.subsystems if label.id not in taxonomy.subsystem_ids]
+    if unknown:
+        raise InvalidReplyError(f"the reply uses labels outside the taxonomy: {', '.join(sorted(set(unknown)))}")
+    return parsed
+
+
+# -- conversion ----------------------------------------------------------------------------
+
+
+def merge_labels(rule_labels: Sequence[Label], llm_labels: Sequence[LlmLabel], order: Sequence[str]) -> tuple[Label, ...]:
+    """Rule labels keep their reasons; the model adds the ids the rules missed, marked as its own."""
+    by_id: dict[str, Label] = {label.id: label for label in rule_labels}
+    for proposed in llm_labels:
+        if proposed.id not in by_id:
+            by_id[proposed.id] = Label(id=proposed.id, source=LabelSource.LLM, reason=proposed.reason)
+    position = {label_id: index for index, label_id in enumerate(order)}
+    return tuple(sorted(by_id.values(), key=lambda label: position.get(label.id, len(position))))
+
+
+def to_analysis(
+    reply: LlmAnalysis,
+    *,
+    rules: Classification,
+    taxonomy: Taxonomy,
+    provenance: Provenance,
+) -> Analysis:
+    insights = reply.insights
+    return Analysis(
+        change_type=reply.change_type,
+        importance=reply.importance,
+        summary=tuple(reply.summary),
+        impact_scope=tuple(ImpactItem(area=item.area, note=item.note) for item in reply.impact_scope),
+        insights=TechnicalInsights(
+            architecture=insights.architecture,
+            performance=insights.performance,
+            security=insights.security,
+            maintainability=insights.maintainability,
+            compatibility=insights.compatibility,
+        ),
+        risks=tuple(reply.risks),
+        recommendations=tuple(
+            Recommendation(audience=item.audience, advice=item.advice) for item in reply.recommendations
+        ),
+        conclusion=reply.conclusion,
+        platforms=merge_labels(rules.platforms, reply.platforms, taxonomy.platform_ids),
+        subsystems=merge_labels(rules.subsystems, reply.subsystems, taxonomy.subsystem_ids),
+        provenance=provenance,
+    )
+
+
+def unsuccessful_analysis(provenance: Provenance, rules: Classification) -> Analysis:
+    """A failed, refused or pending attempt: no content, only the rule labels for navigation."""
+    return Analysis(platforms=rules.platforms, subsystems=rules.subsystems, provenance=provenance)
+
+
+def provenance_for(
+    *,
+    analyzer: str,
+    prompt_version: str,
+    created_at: datetime,
+    language: str,
+    usage: TokenUsage,
+    status: Any = None,
+    error: str | None = None,
+) -> Provenance:
+    values: dict[str, Any] = {
+        "analyzer": analyzer,
+        "prompt_version": prompt_version,
+        "created_at": created_at,
+        "language": language,
+        "usage": usage,
+        "error": error[:4000] if error else None,
+    }
+    if status is not None:
+        values["status"] = status
+    return Provenance(**values)

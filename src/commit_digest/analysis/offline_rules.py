@@ -47,8 +47,11 @@ _WORD_TYPES: tuple[tuple[ChangeType, re.Pattern[str]], ...] = (
     (ChangeType.PERFORMANCE, re.compile(r"\b(speed[- ]?up|faster|optimi[sz]e[ds]?|perf|throughput|latency)\b", re.I)),
     (ChangeType.DEPRECATION, re.compile(r"\b(deprecat\w*|remove[sd]? (support|the|deprecated)|drop support)\b", re.I)),
     (ChangeType.DEPENDENCY, re.compile(r"\b(bump|upgrade|pin|unpin)\b.*\b(version|to \d|==|>=)", re.I)),
-    (ChangeType.REFACTOR, re.compile(r"\b(refactor\w*|clean ?up|cleanup|rename|move|migrate|simplify|standardi[sz]e)\b", re.I)),
-    (ChangeType.CONFIG, re.compile(r"\b(env(ironment)? var(iable)?s?|config option|configurable)\b", re.I)),
+    (ChangeType.REFACTOR, re.compile(
+        r"\b(refactor\w*|clean ?up|cleanup|rename|move|migrate|simplify|standardi[sz]e"
+        r"|remove (redundant|unused|dead|duplicate)\w*)\b", re.I)),
+    (ChangeType.CONFIG, re.compile(
+        r"\b(env(ironment)? var(iable)?s?|config option|configurable|the default|by default|as default)\b", re.I)),
     (ChangeType.FEATURE, re.compile(r"\b(add|adds|added|support|supports|enable|enables|implement|introduce|new)\b", re.I)),
 )
 _DEFAULT_CHANGE = re.compile(r"\b(by default|the default|as default|default to|change default|make .{1,60} default)\b", re.I)
@@ -125,7 +128,7 @@ def infer_importance(commit: Commit, change_type: ChangeType) -> Judgement[Impor
         return Judgement(Importance.MEDIUM, "reverts an earlier change")
     if change_type in (ChangeType.REFACTOR, ChangeType.OTHER, ChangeType.CONFIG) and lines < 100:
         return Judgement(Importance.LOW, f"small {change_type.value} change ({lines} lines)")
-    if lines and lines < SMALL_CHANGE_LINES and change_type is not ChangeType.BUGFIX:
+    if lines and lines < SMALL_CHANGE_LINES and change_type not in (ChangeType.BUGFIX, ChangeType.DEPENDENCY):
         return Judgement(Importance.LOW, f"small change ({lines} lines)")
     return Judgement(Importance.MEDIUM, f"{change_type.value} in product code")
 

@@ -1,0 +1,78 @@
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from commit_digest.durable import restore_durable, save_durable
+from commit_digest.errors import InputError
+from commit_digest.models import CommitRecord
+from commit_digest.store import AnalysisStore
+from tests.core.test_store import analysis
+from tests.factories import make_commit
+
+
+def records_over_two_months() -> list[CommitRecord]:
+    return [
+        CommitRecord(
+            commit=make_commit(number, when=datetime(2026, 1 + number % 2, 10 + number % 5, 8, number, tzinfo=UTC)),
+            analysis=analysis("llm:m") if number % 2 else analysis("offline"),
+        )
+        for number in range(20)
+    ]
+
+
+def test_save_splits_by_month_and_rewrites_only_changed_files(tmp_path: Path) -> None:
+    durable = tmp_path / "data"
+    with AnalysisStore(tmp_path / "store") as store:
+        store.merge_all(records_over_two_months())
+        first = save_durable(store, durable)
+        assert (first.files_written, first.records) == (2, 20)
+        files = sorted(path.relative_to(durable).as_posix() for path in durable.rglob("*.jsonl"))
+        assert files == ["vllm-project/vllm/2026-01.jsonl", "vllm-project/vllm/2026-02.jsonl"]
+        january = durable / "vllm-project/vllm/2026-01.jsonl"
+        before = january.stat().st_mtime_ns
+        # A new commit in February rewrites February only.
+        store.merge(CommitRecord(commit=make_commit(99, when=datetime(2026, 2, 20, tzinfo=UTC))))
+        second = save_durable(store, durable)
+        assert (second.files_written, second.files_unchanged) == (1, 1)
+        assert january.stat().st_mtime_ns == before
+
+
+def test_restoring_the_durable_form_alone_gives_the_same_store(tmp_path: Path) -> None:
+    durable = tmp_path / "data"
+    with AnalysisStore(tmp_path / "store") as store:
+        store.merge_all(records_over_two_months())
+        save_durable(store, durable)
+        originals = sorted(store.records(), key=lambda record: record.commit.sha)
+    with AnalysisStore(tmp_path / "fresh") as fresh:
+        result = restore_durable(fresh, durable)
+        assert (result.records, result.changed, result.skipped) == (20, 20, False)
+        assert sorted(fresh.records(), key=lambda record: record.commit.sha) == originals
+        # The second restore sees the same digest and does nothing.
+        assert restore_durable(fresh, durable).skipped
+
+
+def test_restoring_into_a_newer_store_keeps_its_better_analyses(tmp_path: Path) -> None:
+    durable = tmp_path / "data"
+    commit = make_commit(1)
+    with AnalysisStore(tmp_path / "store") as store:
+        store.merge(CommitRecord(commit=commit, analysis=analysis("offline")))
+        save_durable(store, durable)
+        store.merge(CommitRecord(commit=commit, analysis=analysis("llm:m", minutes=3)))
+        store.set_meta("durable-restored-digest", "something else")
+        restore_durable(store, durable)
+        kept = store.get(commit.repository, commit.sha)
+        assert kept is not None and kept.analysis is not None
+        assert kept.analysis.provenance.analyzer == "llm:m"
+
+
+def test_a_corrupt_month_file_changes_nothing(tmp_path: Path) -> None:
+    durable = tmp_path / "data"
+    with AnalysisStore(tmp_path / "store") as store:
+        store.merge_all(records_over_two_months())
+        save_durable(store, durable)
+    (durable / "vllm-project/vllm/2026-02.jsonl").write_text("{not json\n")
+    with AnalysisStore(tmp_path / "fresh") as fresh:
+        with pytest.raises(InputError, match=r"2026-02.jsonl:1"):
+            restore_durable(fresh, durable)
+        assert len(fresh) == 0

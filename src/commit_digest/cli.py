@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "demo",
     "records",
     "classify",
+    "import_legacy",
 )
 
 EXIT_OK = 0

@@ -20,6 +20,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "demo",
     "records",
     "classify",
+    "fetch",
+    "analyze",
+    "stats",
     "import_legacy",
 )
 

@@ -1,0 +1,166 @@
+"""``commit-digest fetch``: bring the commits of a repository into the store.
+
+    commit-digest fetch --repo OWNER/NAME [--branch B] [--since DATE] [--until DATE] [--days N]
+                        [--tz ZONE] [--source github|git] [--git-dir PATH] [--github-url URL]
+                        [--no-pr] [--cache DIR] [-f mkdocs.yml]
+
+Exit status: 0 every listed commit is stored, 1 some failed or a rate limit stopped the run
+(what was fetched is kept; run again later), 2 the run could not start (bad option, wrong
+repository, bad token).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from commit_digest.errors import InputError
+from commit_digest.fetch import FetchReport, fetch_commits, window_for_run
+from commit_digest.settings import DigestSettings
+from commit_digest.sources.base import CommitSource
+from commit_digest.sources.git import GitSource
+from commit_digest.sources.github import GithubSource
+from commit_digest.sources.window import parse_day, requested_window
+
+from .common import add_common_options, open_store, settings_from_args
+
+EXIT_OK = 0
+EXIT_PARTIAL = 1
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "fetch",
+        help="collect commits from the GitHub API or a local clone into the store",
+        description=(
+            "Collect the commits landed on a branch into the store. Without dates, continue from "
+            "the newest stored commit (the last --days days when none is stored)."
+        ),
+    )
+    add_common_options(parser, repository=True)
+    add = parser.add_argument
+    add("--branch", default=None, help="the branch (default: the repository's default branch)")
+    add("--since", default=None, metavar="DATE", help="first day, YYYY-MM-DD in --tz (inclusive)")
+    add("--until", default=None, metavar="DATE", help="last day, YYYY-MM-DD in --tz (inclusive)")
+    add("--days", type=int, default=None, metavar="N", help="number of days (default: settings, 2)")
+    add("--tz", default=None, metavar="ZONE", help="IANA time zone of the days (default: settings, UTC)")
+    add("--source", choices=("github", "git"), default="github", help="where to read commits")
+    add("--git-dir", type=Path, default=None, metavar="PATH", help="the local clone (--source git)")
+    add(
+        "--github-url", default=None, metavar="URL",
+        help="REST API base URL (default: $GITHUB_API_URL, then settings, then https://api.github.com)",
+    )
+    add("--no-pr", action="store_true", help="do not fetch pull request descriptions and labels")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    github_overrides = {
+        key: value
+        for key, value in (("branch", args.branch), ("api_url", args.github_url))
+        if value is not None
+    }
+    settings = settings_from_args(args, timezone=args.tz, github=github_overrides or None)
+    zone = settings.zone
+    default_days = settings.github.default_days
+    now = datetime.now(UTC)
+    requested = requested_window(
+        parse_day(args.since, option="--since") if args.since is not None else None,
+        parse_day(args.until, option="--until") if args.until is not None else None,
+        args.days,
+        today=now.astimezone(zone).date(),
+        zone=zone,
+        default_days=default_days,
+    )
+    source = _source(args, settings)
+    console = Console(stderr=True)
+    with open_store(settings) as store:
+        window = window_for_run(
+            store, settings.repository, requested, now=now, zone=zone, default_days=default_days
+        )
+        with ProgressDisplay(console) as progress:
+            report = fetch_commits(
+                source,
+                store,
+                window,
+                branch=settings.github.branch,
+                with_pull_requests=settings.github.fetch_pull_requests and not args.no_pr,
+                observer=progress,
+            )
+    return _finish(report)
+
+
+def _source(args: argparse.Namespace, settings: DigestSettings) -> CommitSource:
+    if args.source == "git":
+        if args.git_dir is None:
+            raise InputError("--source git needs --git-dir PATH (a local clone)")
+        return GitSource(
+            settings.repository, args.git_dir.expanduser(), patch_cap_bytes=settings.github.patch_cap_bytes
+        )
+    if args.git_dir is not None:
+        raise InputError("--git-dir is only read with --source git")
+    api_url = args.github_url or os.environ.get("GITHUB_API_URL") or settings.github.api_url
+    token = (os.environ.get("GITHUB_TOKEN") or "").strip() or None
+    return GithubSource(
+        settings.repository,
+        settings=settings.github,
+        token=token,
+        api_url=api_url,
+        sleep=time.sleep,
+        clock=lambda: datetime.now(UTC),
+    )
+
+
+def _finish(report: FetchReport) -> int:
+    print(report.summary())
+    for failure in report.failed:
+        print(f"failed: {failure}", file=sys.stderr)
+    if report.stopped is not None:
+        print(f"stopped early: {report.stopped}; the next run continues from here", file=sys.stderr)
+    return EXIT_OK if report.complete else EXIT_PARTIAL
+
+
+class ProgressDisplay:
+    """A rich progress bar of commits listed and detailed; silent when stderr is not a terminal."""
+
+    def __init__(self, console: Console) -> None:
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            disable=not console.is_terminal,
+            transient=False,
+        )
+        self._listed: TaskID = self._progress.add_task("listed", total=None)
+        self._detailed: TaskID | None = None
+
+    def __enter__(self) -> Self:
+        self._progress.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self._progress.stop()
+
+    def on_listed(self, count: int) -> None:
+        self._progress.update(self._listed, completed=count)
+
+    def on_detail_start(self, total: int) -> None:
+        self._progress.update(self._listed, total=self._progress.tasks[0].completed)
+        self._detailed = self._progress.add_task("detailed", total=total)
+
+    def on_detailed(self, sha: str, outcome: str) -> None:
+        if self._detailed is not None:
+            self._progress.advance(self._detailed)

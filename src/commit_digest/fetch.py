@@ -1,0 +1,156 @@
+"""The fetch pipeline: window → list → skip what is stored → detail → store, one commit at a time.
+
+Commits are detailed oldest first and each is stored as soon as it is read, so a run that
+stops (rate limit, Ctrl-C, kill) leaves a store whose newest commit marks where the next run
+continues, with nothing older missing. Commits that failed are remembered in the store's
+metadata so the next run's window reaches back to them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from typing import Protocol
+
+from commit_digest.sources.base import CommitRef, CommitSource
+from commit_digest.sources.errors import CommitFetchError, RateLimitError
+from commit_digest.sources.window import FetchWindow, continuation_window
+from commit_digest.store import AnalysisStore
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.fetch")
+
+
+def failed_commits_key(repository: str) -> str:
+    return f"fetch/failed/{repository}"
+
+
+class FetchObserver(Protocol):
+    """Told of progress (a progress bar, a log); the pipeline works without one."""
+
+    def on_listed(self, count: int) -> None: ...
+
+    def on_detail_start(self, total: int) -> None: ...
+
+    def on_detailed(self, sha: str, outcome: str) -> None: ...
+
+
+@dataclass
+class FetchReport:
+    repository: str
+    window: FetchWindow
+    listed: int = 0
+    new: int = 0
+    already_stored: int = 0
+    failed: list[CommitFetchError] = field(default_factory=list)
+    stopped: RateLimitError | None = None
+
+    @property
+    def not_reached(self) -> int:
+        """Listed commits the run did not get to (it stopped), or could not list at all."""
+        return self.listed - self.new - self.already_stored - len(self.failed)
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed and self.stopped is None
+
+    def summary(self) -> str:
+        line = (
+            f"{self.repository} {self.window.describe()}: {self.listed} listed, {self.new} new, "
+            f"{self.already_stored} already stored, {len(self.failed)} failed"
+        )
+        if self.stopped is not None:
+            line += f", {self.not_reached} not fetched (stopped: {self.stopped})"
+        return line
+
+
+def pending_failures(store: AnalysisStore, repository: str) -> dict[str, str]:
+    """sha → committed_at (ISO) of commits that failed to fetch and have not been fetched since."""
+    value = store.get_meta(failed_commits_key(repository))
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def window_for_run(
+    store: AnalysisStore,
+    repository: str,
+    requested: FetchWindow | None,
+    *,
+    now: datetime,
+    zone: tzinfo,
+    default_days: int,
+) -> FetchWindow:
+    """The requested window, or (no dates given) the continuation of what the store holds."""
+    if requested is not None:
+        return requested
+    failed_times = [datetime.fromisoformat(moment) for moment in pending_failures(store, repository).values()]
+    return continuation_window(
+        store.newest_commit_time(repository),
+        min(failed_times, default=None),
+        now=now,
+        zone=zone,
+        default_days=default_days,
+    )
+
+
+def fetch_commits(
+    source: CommitSource,
+    store: AnalysisStore,
+    window: FetchWindow,
+    *,
+    branch: str | None,
+    with_pull_requests: bool,
+    observer: FetchObserver | None = None,
+) -> FetchReport:
+    """Stores every commit of ``window`` not yet stored. Errors that make the source unusable
+    (SourceError) propagate; a commit that fails is counted and the others continue; a rate
+    limit the run may not wait out ends the run with what was stored kept."""
+    repository = source.repository
+    report = FetchReport(repository=repository, window=window)
+    refs: dict[str, CommitRef] = {}
+    try:
+        for ref in source.list_commits(branch, window):
+            refs.setdefault(ref.sha, ref)
+            if observer is not None:
+                observer.on_listed(len(refs))
+    except RateLimitError as error:
+        report.listed = len(refs)
+        report.stopped = error
+        return report
+    report.listed = len(refs)
+    missing: list[CommitRef] = []
+    for ref in refs.values():
+        if (repository, ref.sha) in store:
+            report.already_stored += 1
+        else:
+            missing.append(ref)
+    missing.sort(key=lambda ref: (ref.committed_at, ref.sha))
+    logger.debug("%s: %s listed, %s to fetch", repository, report.listed, len(missing))
+    if observer is not None:
+        observer.on_detail_start(len(missing))
+    failures = pending_failures(store, repository)
+    for ref in missing:
+        try:
+            commit = source.detail_commit(ref.sha, with_pull_request=with_pull_requests)
+        except CommitFetchError as error:
+            logger.warning("%s: %s", repository, error)
+            report.failed.append(error)
+            failures[ref.sha] = ref.committed_at.isoformat()
+            store.set_meta(failed_commits_key(repository), failures)
+            _observe(observer, ref.sha, "failed")
+            continue
+        except RateLimitError as error:
+            report.stopped = error
+            break
+        if store.add_commit(commit):
+            report.new += 1
+        else:
+            report.already_stored += 1
+        if failures.pop(ref.sha, None) is not None:
+            store.set_meta(failed_commits_key(repository), failures)
+        _observe(observer, ref.sha, "stored")
+    return report
+
+
+def _observe(observer: FetchObserver | None, sha: str, outcome: str) -> None:
+    if observer is not None:
+        observer.on_detailed(sha, outcome)

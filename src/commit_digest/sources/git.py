@@ -1,0 +1,190 @@
+"""A local clone as a commit source: reads history with git itself, sends no API request.
+
+Records match what the GitHub source gives for the same commit: UTC times, GitHub's file
+status words, the patch without its ``diff --git``/``---``/``+++`` header (as GitHub's
+``patch`` field), binary files without a patch, merges diffed against their first parent.
+A clone knows no GitHub logins or pull request descriptions: ``author_login`` and
+``pull_request`` stay empty.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from commit_digest.models import Commit, FileChange, FileStatus
+from commit_digest.sources.base import AUTHOR_NAME_LIMIT, CommitRef, as_utc, cap_patches, split_message
+from commit_digest.sources.errors import CommitFetchError, SourceError
+from commit_digest.sources.window import FetchWindow
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.sources")
+
+# git's --since stops walking at old-enough commits; a margin keeps commits whose committer
+# date is slightly older than a parent's, and the exact window is applied afterwards.
+WALK_MARGIN = timedelta(days=1)
+
+_STATUS_LETTERS: dict[str, FileStatus] = {
+    "A": FileStatus.ADDED,
+    "M": FileStatus.MODIFIED,
+    "D": FileStatus.REMOVED,
+    "R": FileStatus.RENAMED,
+    "C": FileStatus.COPIED,
+    "T": FileStatus.CHANGED,
+}
+# The same diff for every view of a commit, so their entries line up one to one.
+_DIFF_OPTIONS = ("--format=", "-M", "--diff-merges=first-parent", "--no-color", "--no-ext-diff")
+
+
+class GitSource:
+    """Commits of a repository read from a local clone at ``git_dir``."""
+
+    def __init__(self, repository: str, git_dir: Path, *, patch_cap_bytes: int) -> None:
+        self._repository = repository
+        self.git_dir = git_dir
+        self._patch_cap_bytes = patch_cap_bytes
+
+    @property
+    def repository(self) -> str:
+        return self._repository
+
+    def list_commits(self, branch: str | None, window: FetchWindow) -> Iterator[CommitRef]:
+        revision = branch or "HEAD"
+        self._check_clone()
+        try:
+            self._git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+        except subprocess.CalledProcessError:
+            raise SourceError(f"branch {revision!r} not found in the clone at {self.git_dir}") from None
+        arguments = ["log", "--format=%H %ct", f"--since={(window.start - WALK_MARGIN).isoformat()}"]
+        if window.end is not None:
+            arguments.append(f"--until={(window.end + WALK_MARGIN).isoformat()}")
+        output = self._git_or_fail(f"cannot list the commits of {revision}", *arguments, revision, "--")
+        for line in output.decode("ascii").splitlines():
+            sha, _, timestamp = line.partition(" ")
+            committed_at = datetime.fromtimestamp(int(timestamp), UTC)
+            if window.contains(committed_at):
+                yield CommitRef(sha, committed_at)
+
+    def detail_commit(self, sha: str, *, with_pull_request: bool) -> Commit:
+        del with_pull_request  # a clone has no pull requests
+        try:
+            header = self._git("show", "-s", "--format=%H%x00%an%x00%aI%x00%cI%x00%B", sha)
+            statuses = self._git("show", *_DIFF_OPTIONS, "-z", "--name-status", sha)
+            counts = self._git("show", *_DIFF_OPTIONS, "-z", "--numstat", sha)
+            patches = self._git("show", *_DIFF_OPTIONS, "--patch", sha)
+        except subprocess.CalledProcessError as error:
+            raise CommitFetchError(sha, f"git show failed: {_stderr(error)}") from None
+        full_sha, author_name, authored, committed, message = _text(header).split("\0", 4)
+        title, body = split_message(message)
+        files = _file_changes(_fields(statuses), _fields(counts), _split_patches(patches))
+        return Commit(
+            repository=self._repository,
+            sha=full_sha,
+            author_name=author_name[:AUTHOR_NAME_LIMIT],
+            author_login=None,
+            authored_at=as_utc(datetime.fromisoformat(authored)),
+            committed_at=as_utc(datetime.fromisoformat(committed)),
+            title=title,
+            body=body,
+            files=cap_patches(files, self._patch_cap_bytes),
+        )
+
+    # -- running git -----------------------------------------------------------------------
+
+    def _check_clone(self) -> None:
+        if not self.git_dir.is_dir():
+            raise SourceError(f"--git-dir {self.git_dir} is not a directory")
+        try:
+            self._git("rev-parse", "--git-dir")
+        except subprocess.CalledProcessError:
+            raise SourceError(f"--git-dir {self.git_dir} is not a git repository") from None
+
+    def _git_or_fail(self, what: str, *arguments: str) -> bytes:
+        try:
+            return self._git(*arguments)
+        except subprocess.CalledProcessError as error:
+            raise SourceError(f"{what} in {self.git_dir}: {_stderr(error)}") from None
+
+    def _git(self, *arguments: str) -> bytes:
+        try:
+            completed = subprocess.run(
+                ["git", "-C", str(self.git_dir), "-c", "core.quotepath=off", *arguments],
+                capture_output=True,
+                check=True,
+            )
+        except FileNotFoundError:
+            raise SourceError("git is not installed (needed by --source git)") from None
+        return completed.stdout
+
+
+def _stderr(error: subprocess.CalledProcessError) -> str:
+    lines = _text(error.stderr or b"").strip().splitlines()
+    return lines[-1] if lines else f"exit status {error.returncode}"
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _fields(output: bytes) -> list[str]:
+    return [_text(field) for field in output.split(b"\0")]
+
+
+def _file_changes(
+    statuses: Sequence[str], counts: Sequence[str], patches: Sequence[str | None]
+) -> list[FileChange]:
+    """Joins ``--name-status -z`` and ``--numstat -z`` output (same diff, same order) and the patches."""
+    changes: list[FileChange] = []
+    status_at = 0
+    count_at = 0
+    while status_at < len(statuses) and statuses[status_at]:
+        letters = statuses[status_at]
+        status = _STATUS_LETTERS.get(letters[0], FileStatus.CHANGED)
+        if letters[0] in "RC":
+            previous_path, path = statuses[status_at + 1], statuses[status_at + 2]
+            status_at += 3
+        else:
+            previous_path, path = None, statuses[status_at + 1]
+            status_at += 2
+        added, deleted, counted_path = counts[count_at].split("\t", 2)
+        # numstat -z writes a rename as "added\tdeleted\t" followed by two path fields.
+        count_at += 3 if counted_path == "" else 1
+        patch = patches[len(changes)] if len(changes) < len(patches) else None
+        changes.append(
+            FileChange(
+                path=path,
+                status=status,
+                additions=int(added) if added.isdigit() else 0,  # "-" for binary files
+                deletions=int(deleted) if deleted.isdigit() else 0,
+                previous_path=previous_path,
+                patch=patch,
+            )
+        )
+    return changes
+
+
+def _split_patches(output: bytes) -> list[str | None]:
+    """The hunks of each file of ``git show --patch``, in order; None for a file with no
+    hunks (binary, a pure rename, a mode change)."""
+    patches: list[str | None] = []
+    current: list[str] | None = None
+    for line in _text(output).split("\n"):
+        if line.startswith("diff --git "):
+            if current is not None:
+                patches.append(_hunks(current))
+            current = []
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        patches.append(_hunks(current))
+    return patches
+
+
+def _hunks(lines: list[str]) -> str | None:
+    for index, line in enumerate(lines):
+        if line.startswith("@@"):
+            # GitHub's patch field ends without the final newline.
+            return "\n".join(lines[index:]).rstrip("\n") or None
+    return None

@@ -1,0 +1,1 @@
+"""MkDocs adapter of commit-digest: the only code that imports MkDocs."""

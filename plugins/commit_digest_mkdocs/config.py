@@ -1,0 +1,56 @@
+"""The ``commit-digest`` plugin's options in mkdocs.yml.
+
+The first group maps one to one onto ``commit_digest.settings.DigestSettings`` (the CLI reads
+the same block); the second group only shapes the website.
+"""
+
+from __future__ import annotations
+
+from mkdocs.config import config_options as opt
+from mkdocs.config.base import Config
+
+
+class PluginConfig(Config):
+    repository = opt.Type(str, default="vllm-project/vllm")
+    """The GitHub repository (owner/name) whose commits the site shows."""
+
+    cache_dir = opt.Type(str, default="cache")
+    """The analysis store, relative to the folder of mkdocs.yml."""
+
+    language = opt.Choice(("zh", "en"), default="zh")
+    """Language of every generated text and label, and of the theme (zh or en)."""
+
+    timezone = opt.Type(str, default="UTC")
+    """IANA time zone in which commits are assigned to days."""
+
+    taxonomy = opt.Optional(opt.Type(dict))
+    """Overrides of the built-in platform/subsystem rules (label id -> rule fields, or null to drop)."""
+
+    taxonomy_file = opt.Optional(opt.Type(str))
+    """A taxonomy file replacing the built-in one, relative to the folder of mkdocs.yml."""
+
+    llm = opt.Type(dict, default={})
+    """LLM settings for the CLI's analyse step; the site build never calls an LLM."""
+
+    github = opt.Type(dict, default={})
+    """GitHub settings for the CLI's collect step; the site build never calls GitHub."""
+
+    days_on_home = opt.Type(int, default=7)
+    """How many of the latest days the home page shows."""
+
+    page_size = opt.Type(int, default=100)
+    """Commits per page of a platform or subsystem listing (older commits go to further pages)."""
+
+    def digest_options(self) -> dict[str, object]:
+        """The options that ``DigestSettings`` validates (unset optional ones left out)."""
+        names = (
+            "repository",
+            "cache_dir",
+            "language",
+            "timezone",
+            "taxonomy",
+            "taxonomy_file",
+            "llm",
+            "github",
+        )
+        return {name: self[name] for name in names if self[name] is not None}

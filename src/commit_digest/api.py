@@ -1,0 +1,116 @@
+"""A small read-only API for site owners' own pages (mkdocs-gen-files scripts, notebooks).
+
+    from commit_digest import api
+    with api.open_digest(api.load_site_settings("mkdocs.yml")) as digest:
+        for day in digest.days(): ...
+
+Untrusted text (titles, authors, analysis) must reach a page through ``api.text`` (one line) or
+``api.paragraphs``; links to generated pages come from ``api.link``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+from markupsafe import Markup
+
+from commit_digest.models import CommitRecord
+from commit_digest.settings import DigestSettings, plugin_options_in, settings_from_mapping
+from commit_digest.site import paths
+from commit_digest.site.escape import block_text, inline_text
+from commit_digest.site.model import Day, SiteCommit, SiteIndex, build_index
+from commit_digest.site.options import split_options
+from commit_digest.store import AnalysisStore
+from commit_digest.taxonomy import load_taxonomy
+
+__all__ = [
+    "Day",
+    "Digest",
+    "SiteCommit",
+    "link",
+    "load_site_settings",
+    "open_digest",
+    "open_store",
+    "paragraphs",
+    "text",
+]
+
+text = inline_text
+paragraphs = block_text
+
+
+def link(from_page: str, to_page: str) -> Markup:
+    """Relative link from one page's source path to another's (see ``commit_page``, ``day_page``)."""
+    return paths.link(from_page, to_page)
+
+
+commit_page = paths.commit_page
+day_page = paths.day_page
+
+
+def load_site_settings(config_file: Path | str = "mkdocs.yml") -> DigestSettings:
+    """The settings of the commit-digest block of an mkdocs.yml, paths resolved against its folder."""
+    config_path = Path(config_file)
+    digest_options, _ = split_options(plugin_options_in(config_path))
+    return settings_from_mapping(digest_options, where=str(config_path)).relative_to(
+        config_path.resolve().parent
+    )
+
+
+class Digest:
+    """The store seen as the site sees it: commits by day and month in the settings' time zone."""
+
+    def __init__(self, store: AnalysisStore, settings: DigestSettings) -> None:
+        self.store = store
+        self.settings = settings
+        self._index: SiteIndex | None = None
+
+    def records(self) -> Iterator[CommitRecord]:
+        return self.store.records(self.settings.repository)
+
+    @property
+    def index(self) -> SiteIndex:
+        if self._index is None:
+            taxonomy = load_taxonomy(self.settings.taxonomy, self.settings.taxonomy_file)
+            self._index = build_index(
+                self.records(),
+                repository=self.settings.repository,
+                zone=self.settings.zone,
+                taxonomy=taxonomy,
+            )
+        return self._index
+
+    def days(self) -> tuple[Day, ...]:
+        """Days newest first, each with its commits oldest first."""
+        return self.index.days
+
+    def day(self, when: date) -> Day | None:
+        return next((day for day in self.index.days if day.date == when), None)
+
+    def months(self) -> list[str]:
+        """Months ("YYYY-MM") that have commits, newest first."""
+        return list(self.index.months)
+
+    def month(self, month: str) -> list[SiteCommit]:
+        """Commits of a month, newest first."""
+        return [item for day in self.index.months.get(month, ()) for item in day.newest_first]
+
+
+def open_store(path: Path | str) -> AnalysisStore:
+    """The store at ``path`` (close it, or use it as a context manager)."""
+    return AnalysisStore(Path(path))
+
+
+@contextmanager
+def open_digest(settings: DigestSettings) -> Iterator[Digest]:
+    """The digest of the store named by ``settings``.
+
+    In a mkdocs-gen-files script, take the settings the build runs with (they include a
+    ``commit-digest build --cache`` override): ``mkdocs_gen_files.config.plugins["commit-digest"].settings``;
+    elsewhere ``load_site_settings("mkdocs.yml")``.
+    """
+    with open_store(settings.cache_dir) as store:
+        yield Digest(store, settings)

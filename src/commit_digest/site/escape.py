@@ -1,0 +1,58 @@
+"""The one way untrusted text (commit titles, messages, author names, LLM output) reaches a page.
+
+Generated pages are Markdown that MkDocs turns into HTML, so text must be inert for both:
+HTML-special characters become entities, and every character that Markdown, its extensions
+(tables, attr_list, snippets, magiclink, emoji, arithmatex, mark, tilde, caret, critic) or
+a heading could read as syntax becomes a numeric character reference. The reader sees the
+text as written; the parser sees no tag, attribute, link, include, table cell or heading.
+Line breaks are folded, so text can never start a line of its own (no heading, list, code
+block, snippet or table row from a commit message).
+
+Trusted fragments built by code (links, labels from the i18n table) are ``Markup``; the
+Jinja2 environment (``render.py``) passes every other value through ``inline_text``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup
+
+# Characters read as syntax by Python-Markdown or the pymdownx extensions material users enable.
+_SYNTAX_CHARACTERS = frozenset("\\`*_{}[]()<>#+-.!|:~^=$%@&\"'")
+_ALWAYS = frozenset("\\`*_{}[]<>#|:~^=$@&\"'")
+_WHITESPACE = re.compile(r"\s+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029]")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+def _reference(character: str) -> str:
+    return f"&#{ord(character)};"
+
+
+def inline_text(value: object) -> Markup:
+    """Text for one line of Markdown (table cell, heading, list item, link text)."""
+    text = _CONTROL.sub(" ", str(value))
+    text = _WHITESPACE.sub(" ", text).strip()
+    if not text:
+        return Markup("")
+    parts = []
+    for position, character in enumerate(text):
+        # At the start of a line ".", "-", "+", "(" and "!" can open a list or a block; elsewhere
+        # they are only text, and leaving them plain keeps pages small.
+        if character in _ALWAYS or (position == 0 and character in _SYNTAX_CHARACTERS):
+            parts.append(_reference(character))
+        else:
+            parts.append(character)
+    return Markup("".join(parts))
+
+
+def block_text(value: object) -> Markup:
+    """Text that may hold several paragraphs: each paragraph escaped as inline text."""
+    paragraphs = [inline_text(part) for part in _PARAGRAPH_BREAK.split(str(value).replace("\r\n", "\n"))]
+    return Markup("\n\n".join(str(part) for part in paragraphs if part))
+
+
+def trusted(fragment: str) -> Markup:
+    """Marks Markdown that code built from trusted parts (never from untrusted text)."""
+    return Markup(fragment)

@@ -1,0 +1,172 @@
+"""Every word the generated pages show, in Chinese (the default) and English, in one table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from markupsafe import Markup
+
+from commit_digest.site.escape import inline_text
+
+_TEXT: dict[str, tuple[str, str]] = {
+    # key: (zh, en)
+    "site_title": ("vLLM 每日提交摘要", "vLLM daily commit digest"),
+    "nav_home": ("首页", "Home"),
+    "nav_archive": ("归档", "Archive"),
+    "nav_platforms": ("平台", "Platforms"),
+    "nav_subsystems": ("子系统", "Subsystems"),
+    "home_title": ("每日提交摘要", "Daily commit digest"),
+    "home_intro": ("最近 {days} 天的提交，按日期倒序。", "Commits of the latest {days} days, newest first."),
+    "home_empty": ("存储中还没有提交。", "The store holds no commits yet."),
+    "home_high": ("高重要度变更", "High-importance changes"),
+    "home_no_high": ("当天没有高重要度变更。", "No high-importance change that day."),
+    "home_more": ("查看当天全部提交", "All commits of the day"),
+    "day_title": ("{date} 提交摘要", "Commits of {date}"),
+    "stats_line": (
+        "共 {total} 个提交 | 🔴 高 {high} | 🟡 中 {medium} | 🟢 低 {low}",
+        "{total} commits | 🔴 high {high} | 🟡 medium {medium} | 🟢 low {low}",
+    ),
+    "stats_unanalysed": (" | ⚪ 未分析或失败 {count}", " | ⚪ not analysed or failed {count}"),
+    "commit_table": ("提交列表", "Commits"),
+    "col_time": ("时间", "Time"),
+    "col_author": ("作者", "Author"),
+    "col_title": ("标题", "Title"),
+    "col_type": ("类型", "Type"),
+    "col_importance": ("重要度", "Importance"),
+    "col_platforms": ("平台", "Platforms"),
+    "col_date": ("日期", "Date"),
+    "col_month": ("月份", "Month"),
+    "col_days": ("天数", "Days"),
+    "col_commits": ("提交数", "Commits"),
+    "col_name": ("名称", "Name"),
+    "col_description": ("说明", "Description"),
+    "col_high": ("高", "High"),
+    "col_medium": ("中", "Medium"),
+    "col_low": ("低", "Low"),
+    "col_unanalysed": ("未分析", "Not analysed"),
+    "group_high": ("🔴 高重要度变更", "🔴 High importance"),
+    "group_medium": ("🟡 中重要度变更", "🟡 Medium importance"),
+    "group_low": ("🟢 低重要度变更", "🟢 Low importance"),
+    "group_unanalysed": ("⚪ 未分析或分析失败", "⚪ Not analysed or analysis failed"),
+    "importance_high": ("🔴 高", "🔴 high"),
+    "importance_medium": ("🟡 中", "🟡 medium"),
+    "importance_low": ("🟢 低", "🟢 low"),
+    "importance_none": ("⚪ 未分析", "⚪ not analysed"),
+    "details": ("详情", "Details"),
+    "sha": ("SHA", "SHA"),
+    "author": ("作者", "Author"),
+    "time": ("时间", "Time"),
+    "links": ("链接", "Links"),
+    "view_commit": ("GitHub 提交", "Commit on GitHub"),
+    "view_pr": ("PR #{number}", "PR #{number}"),
+    "change_type": ("变更类型", "Change type"),
+    "importance": ("重要程度", "Importance"),
+    "platforms": ("平台", "Platforms"),
+    "subsystems": ("子系统", "Subsystems"),
+    "none": ("无", "none"),
+    "files_changed": ("改动", "Changes"),
+    "files_line": (
+        "{files} 个文件，+{additions} / -{deletions}",
+        "{files} files, +{additions} / -{deletions}",
+    ),
+    "summary": ("📋 变更摘要", "📋 Summary"),
+    "impact_scope": ("🎯 影响范围", "🎯 Impact scope"),
+    "insights": ("🔍 技术洞察", "🔍 Technical insights"),
+    "insight_architecture": ("架构", "Architecture"),
+    "insight_performance": ("性能", "Performance"),
+    "insight_security": ("安全", "Security"),
+    "insight_maintainability": ("可维护性", "Maintainability"),
+    "insight_compatibility": ("兼容性", "Compatibility"),
+    "risks": ("⚠️ 潜在风险", "⚠️ Risks"),
+    "recommendations": ("💡 关注建议", "💡 Recommendations"),
+    "conclusion": ("综合评价", "Conclusion"),
+    "provenance": ("分析来源", "Provenance"),
+    "analyzer": ("分析器", "Analyzer"),
+    "model": ("模型", "Model"),
+    "prompt_version": ("提示词版本", "Prompt version"),
+    "analysed_at": ("分析时间", "Analysed at"),
+    "status": ("状态", "Status"),
+    "status_ok": ("成功", "ok"),
+    "status_pending": ("待分析", "pending"),
+    "status_failed": ("失败", "failed"),
+    "status_refused": ("被拒绝", "refused"),
+    "incomplete_note": (
+        "原始分析文本不完整（在句中截断）。",
+        "The source analysis text is incomplete (cut mid-sentence).",
+    ),
+    "not_analysed_note": (
+        "⚠️ 此提交尚未分析，下次运行时会重试。",
+        "⚠️ This commit has not been analysed yet; the next run retries it.",
+    ),
+    "not_ok_note": (
+        "⚠️ 分析状态：{status}。下次运行时会重试。原因：",
+        "⚠️ Analysis status: {status}. The next run retries it. Reason:",
+    ),
+    "failure_note": (
+        "⚠️ 较新的一次分析尝试（{analyzer}，{time}）状态为{status}，此处显示的是之前的分析。原因：",
+        "⚠️ A newer analysis attempt ({analyzer}, {time}) ended {status}; "
+        "the analysis shown is the earlier one. Reason:",
+    ),
+    "previous_commit": ("← 上一个提交", "← Previous commit"),
+    "next_commit": ("下一个提交 →", "Next commit →"),
+    "day_link": ("当天摘要", "Day digest"),
+    "archive_title": ("归档", "Archive"),
+    "archive_intro": ("按月份浏览全部提交。", "Browse every commit by month."),
+    "month_title": ("{month} 归档", "Archive of {month}"),
+    "platforms_title": ("平台", "Platforms"),
+    "platforms_intro": ("按硬件平台浏览提交。", "Browse commits by hardware platform."),
+    "subsystems_title": ("子系统", "Subsystems"),
+    "subsystems_intro": ("按子系统浏览提交。", "Browse commits by subsystem."),
+    "label_count": ("共 {count} 个提交。", "{count} commits."),
+    "label_empty": ("还没有属于此类别的提交。", "No commit in this category yet."),
+    "page_of": ("第 {page} / {pages} 页", "Page {page} of {pages}"),
+    "newer_page": ("← 较新", "← Newer"),
+    "older_page": ("较旧 →", "Older →"),
+    "reason": ("依据", "reason"),
+    "unknown_label": ("（分类表中没有此标签）", "(not in the taxonomy)"),
+}
+
+_CHANGE_TYPES: dict[str, tuple[str, str]] = {
+    "feature": ("新功能", "feature"),
+    "bugfix": ("缺陷修复", "bug fix"),
+    "performance": ("性能优化", "performance"),
+    "refactor": ("重构", "refactor"),
+    "docs": ("文档", "docs"),
+    "test": ("测试", "test"),
+    "ci-build": ("CI/构建", "CI/build"),
+    "config": ("配置", "config"),
+    "dependency": ("依赖", "dependency"),
+    "deprecation": ("弃用/移除", "deprecation/removal"),
+    "revert": ("回滚", "revert"),
+    "other": ("其他", "other"),
+}
+
+LANGUAGES = ("zh", "en")
+
+
+class Texts:
+    """The labels of one language; values are trusted Markup (they come from this table only)."""
+
+    def __init__(self, language: str) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"unknown language {language!r}: expected one of {', '.join(LANGUAGES)}")
+        self.language = language
+        index = LANGUAGES.index(language)
+        self._text: Mapping[str, str] = MappingProxyType({key: pair[index] for key, pair in _TEXT.items()})
+        self._types: Mapping[str, str] = MappingProxyType(
+            {key: pair[index] for key, pair in _CHANGE_TYPES.items()}
+        )
+
+    def __call__(self, key: str, **values: object) -> Markup:
+        """A label with ``values`` filled in; values that are not Markup go through the escaping path."""
+        template = self._text[key]
+        if not values:
+            return Markup(template)
+        safe = {
+            name: value if isinstance(value, Markup) else inline_text(value) for name, value in values.items()
+        }
+        return Markup(template.format(**safe))
+
+    def change_type(self, value: str) -> Markup:
+        return Markup(self._types.get(value, value))

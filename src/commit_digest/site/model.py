@@ -1,0 +1,173 @@
+"""From stored records to what the site shows: each commit's day, group and labels, indexed by
+day, month, platform and subsystem. Pure: records, settings and taxonomy in, an index out."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from commit_digest.models import AnalysisStatus, CommitRecord, Importance, Label
+from commit_digest.taxonomy import Taxonomy, classify
+
+# The group of a commit without an ok analysis: shown last, never dropped.
+UNANALYSED = "unanalysed"
+GROUP_ORDER: tuple[str, ...] = (
+    Importance.HIGH.value,
+    Importance.MEDIUM.value,
+    Importance.LOW.value,
+    UNANALYSED,
+)
+
+
+@dataclass(frozen=True)
+class SiteCommit:
+    record: CommitRecord
+    local_time: datetime  # committed_at in the site's time zone
+    platforms: tuple[Label, ...]
+    subsystems: tuple[Label, ...]
+
+    @property
+    def sha(self) -> str:
+        return self.record.commit.sha
+
+    @property
+    def short_sha(self) -> str:
+        return self.record.commit.short_sha
+
+    @property
+    def day(self) -> date:
+        return self.local_time.date()
+
+    @property
+    def month(self) -> str:
+        return self.local_time.strftime("%Y-%m")
+
+    @property
+    def analysed(self) -> bool:
+        analysis = self.record.analysis
+        return analysis is not None and analysis.ok
+
+    @property
+    def group(self) -> str:
+        analysis = self.record.analysis
+        if analysis is None or not analysis.ok or analysis.importance is None:
+            return UNANALYSED
+        return analysis.importance.value
+
+    @property
+    def change_type(self) -> str | None:
+        return self.record.analysis.change_type.value if self.analysed and self.record.analysis else None
+
+    @property
+    def status(self) -> AnalysisStatus:
+        return self.record.status
+
+
+@dataclass(frozen=True)
+class DayStats:
+    total: int
+    high: int
+    medium: int
+    low: int
+    unanalysed: int
+
+
+@dataclass(frozen=True)
+class Day:
+    date: date
+    commits: tuple[SiteCommit, ...]  # oldest first: previous/next follow landing order
+
+    @property
+    def iso(self) -> str:
+        return self.date.isoformat()
+
+    @property
+    def month(self) -> str:
+        return self.date.strftime("%Y-%m")
+
+    @property
+    def newest_first(self) -> tuple[SiteCommit, ...]:
+        return tuple(reversed(self.commits))
+
+    def group(self, name: str) -> tuple[SiteCommit, ...]:
+        return tuple(commit for commit in self.newest_first if commit.group == name)
+
+    @property
+    def stats(self) -> DayStats:
+        counts = {name: len(self.group(name)) for name in GROUP_ORDER}
+        return DayStats(
+            total=len(self.commits),
+            high=counts[Importance.HIGH.value],
+            medium=counts[Importance.MEDIUM.value],
+            low=counts[Importance.LOW.value],
+            unanalysed=counts[UNANALYSED],
+        )
+
+
+@dataclass(frozen=True)
+class SiteIndex:
+    repository: str
+    days: tuple[Day, ...]  # newest first
+    by_platform: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)  # newest first
+    by_subsystem: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)
+
+    @property
+    def months(self) -> dict[str, tuple[Day, ...]]:
+        grouped: dict[str, list[Day]] = defaultdict(list)
+        for day in self.days:
+            grouped[day.month].append(day)
+        return {month: tuple(days) for month, days in grouped.items()}
+
+
+def site_commit(record: CommitRecord, zone: ZoneInfo, taxonomy: Taxonomy) -> SiteCommit:
+    commit = record.commit
+    analysis = record.analysis
+    if analysis is not None and analysis.ok:
+        platforms, subsystems = analysis.platforms, analysis.subsystems
+    else:
+        # Not analysed yet: the rules still put the commit on its platform and subsystem pages.
+        found = classify(commit.title, commit.body, [change.path for change in commit.files], taxonomy)
+        platforms, subsystems = found.platforms, found.subsystems
+    return SiteCommit(
+        record=record,
+        local_time=commit.committed_at.astimezone(zone),
+        platforms=_unique(platforms),
+        subsystems=_unique(subsystems),
+    )
+
+
+def _unique(labels: Sequence[Label]) -> tuple[Label, ...]:
+    seen: dict[str, Label] = {}
+    for label in labels:
+        seen.setdefault(label.id, label)
+    return tuple(seen.values())
+
+
+def build_index(
+    records: Iterable[CommitRecord], *, repository: str, zone: ZoneInfo, taxonomy: Taxonomy
+) -> SiteIndex:
+    commits = [
+        site_commit(record, zone, taxonomy) for record in records if record.commit.repository == repository
+    ]
+    commits.sort(key=lambda item: (item.record.commit.committed_at, item.sha))
+    by_day: dict[date, list[SiteCommit]] = defaultdict(list)
+    for item in commits:
+        by_day[item.day].append(item)
+    days = tuple(Day(date=day, commits=tuple(items)) for day, items in sorted(by_day.items(), reverse=True))
+    newest_first = list(reversed(commits))
+    by_platform: dict[str, list[SiteCommit]] = {rule.id: [] for rule in taxonomy.platforms}
+    by_subsystem: dict[str, list[SiteCommit]] = {rule.id: [] for rule in taxonomy.subsystems}
+    for item in newest_first:
+        for label in item.platforms:
+            by_platform.setdefault(label.id, []).append(item)
+        for label in item.subsystems:
+            by_subsystem.setdefault(label.id, []).append(item)
+    return SiteIndex(
+        repository=repository,
+        days=days,
+        by_platform={key: tuple(value) for key, value in by_platform.items()},
+        by_subsystem={key: tuple(value) for key, value in by_subsystem.items()},
+    )

@@ -1,0 +1,39 @@
+"""The commit-digest block of mkdocs.yml holds the library's settings plus a few site-only options.
+
+``split_options`` separates them, so the CLI (which reads the same block) and the plugin agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from commit_digest.settings import DigestSettings
+
+# Options only the site uses; ``enabled`` is MkDocs' generic switch for any plugin.
+SITE_ONLY_OPTIONS: tuple[str, ...] = ("days_on_home", "page_size", "enabled")
+
+
+@dataclass(frozen=True)
+class SiteOptions:
+    language: str = "zh"
+    timezone: str = "UTC"
+    days_on_home: int = 7  # days shown on the home page
+    page_size: int = 100  # commits per platform/subsystem listing page
+
+    @classmethod
+    def from_settings(cls, settings: DigestSettings, site_options: Mapping[str, Any]) -> SiteOptions:
+        values = {
+            key: site_options[key]
+            for key in ("days_on_home", "page_size")
+            if site_options.get(key) is not None
+        }
+        return cls(language=settings.language, timezone=settings.timezone, **values)
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(settings options, site-only options) of a commit-digest plugin block."""
+    digest = {key: value for key, value in options.items() if key not in SITE_ONLY_OPTIONS}
+    site = {key: value for key, value in options.items() if key in SITE_ONLY_OPTIONS}
+    return digest, site

@@ -18,6 +18,7 @@ from commit_digest.errors import CommitDigestError
 # Modules under commit_digest.commands, in the order `--help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "demo",
+    "build",
     "records",
     "classify",
     "fetch",

@@ -155,7 +155,9 @@ def fit_diff(files: Sequence[FileChange], budget: int) -> FittedDiff:
         if change.patch_state is PatchState.TRUNCATED and not clipped_lines:
             clipped_lines = -1  # cut before it reached us: the count is unknown
         included.append(
-            IncludedFile(change.path, change.status.value, change.additions, change.deletions, patch, clipped_lines)
+            IncludedFile(
+                change.path, change.status.value, change.additions, change.deletions, patch, clipped_lines
+            )
         )
         used += cost
     return FittedDiff(tuple(included), tuple(omitted), used, budget)

@@ -103,7 +103,9 @@ class LlmAnalyzer:
     def judge(self, reply: ChatReply) -> ReplyVerdict:
         """Classifies one reply; pure apart from the taxonomy and the mode."""
         if reply.refusal or reply.finish_reason == "content_filter":
-            return ReplyVerdict(refusal=(reply.refusal or "the provider's content filter stopped the reply").strip())
+            return ReplyVerdict(
+                refusal=(reply.refusal or "the provider's content filter stopped the reply").strip()
+            )
         if reply.finish_reason == "length":
             return ReplyVerdict(cut_off=True)
         if not reply.content:
@@ -131,21 +133,30 @@ class LlmAnalyzer:
             if verdict.analysis is not None:
                 return self.successful(commit, verdict.analysis, usage)
             if verdict.refusal is not None:
-                return self.unsuccessful(commit, AnalysisStatus.REFUSED, f"the model refused: {verdict.refusal}", usage)
+                return self.unsuccessful(
+                    commit, AnalysisStatus.REFUSED, f"the model refused: {verdict.refusal}", usage
+                )
             if verdict.cut_off:
                 if shrunk:
                     return self.unsuccessful(
-                        commit, AnalysisStatus.FAILED,
+                        commit,
+                        AnalysisStatus.FAILED,
                         f"the reply was cut off at {self._llm.max_output_tokens} output tokens twice "
                         f"(diff budget {budget} tokens on the second try)",
                         usage,
                     )
                 shrunk = True
                 budget = max(budget // 2, 250)
-                logger.info("%s: reply cut off; asking again with a diff budget of %s tokens", commit.short_sha, budget)
+                logger.info(
+                    "%s: reply cut off; asking again with a diff budget of %s tokens",
+                    commit.short_sha,
+                    budget,
+                )
                 continue
             if invalid_retried:
-                return self.unsuccessful(commit, AnalysisStatus.FAILED, f"invalid reply twice: {verdict.invalid}", usage)
+                return self.unsuccessful(
+                    commit, AnalysisStatus.FAILED, f"invalid reply twice: {verdict.invalid}", usage
+                )
             invalid_retried = True
             logger.info("%s: invalid reply (%s); asking once more", commit.short_sha, verdict.invalid)
 
@@ -156,15 +167,25 @@ class LlmAnalyzer:
 
     def successful(self, commit: Commit, reply: llm_schema.LlmAnalysis, usage: TokenUsage) -> Analysis:
         provenance = llm_schema.provenance_for(
-            analyzer=self.name, prompt_version=PROMPT_VERSION, created_at=self._clock(),
-            language=self.language, usage=usage,
+            analyzer=self.name,
+            prompt_version=PROMPT_VERSION,
+            created_at=self._clock(),
+            language=self.language,
+            usage=usage,
         )
-        return llm_schema.to_analysis(reply, rules=self._rules(commit), taxonomy=self._taxonomy, provenance=provenance)
+        return llm_schema.to_analysis(
+            reply, rules=self._rules(commit), taxonomy=self._taxonomy, provenance=provenance
+        )
 
     def unsuccessful(self, commit: Commit, status: AnalysisStatus, error: str, usage: TokenUsage) -> Analysis:
         logger.warning("%s: LLM analysis %s: %s", commit.short_sha, status.value, error)
         provenance = llm_schema.provenance_for(
-            analyzer=self.name, prompt_version=PROMPT_VERSION, created_at=self._clock(),
-            language=self.language, usage=usage, status=status, error=error,
+            analyzer=self.name,
+            prompt_version=PROMPT_VERSION,
+            created_at=self._clock(),
+            language=self.language,
+            usage=usage,
+            status=status,
+            error=error,
         )
         return llm_schema.unsuccessful_analysis(provenance, self._rules(commit))

@@ -118,7 +118,9 @@ def reply_from_body(body: object) -> ChatReply:
     try:
         completion = ChatCompletion.model_validate(body)
     except pydantic.ValidationError as error:
-        raise InvalidReplyError(f"the batch line is not a chat completion: {error.error_count()} problems") from None
+        raise InvalidReplyError(
+            f"the batch line is not a chat completion: {error.error_count()} problems"
+        ) from None
     return reply_of(completion)
 
 
@@ -182,7 +184,9 @@ class LlmClient:
         return body
 
     def chat(self, body: dict[str, Any]) -> ChatReply:
-        completion = self._with_retries("chat completion", lambda: self._client.chat.completions.create(**body))
+        completion = self._with_retries(
+            "chat completion", lambda: self._client.chat.completions.create(**body)
+        )
         return reply_of(completion)
 
     # -- the Batch API ---------------------------------------------------------------------
@@ -198,7 +202,10 @@ class LlmClient:
         batch = self._with_retries(
             "batch creation",
             lambda: self._client.batches.create(
-                completion_window="24h", endpoint=BATCH_ENDPOINT, input_file_id=input_file_id, metadata=metadata
+                completion_window="24h",
+                endpoint=BATCH_ENDPOINT,
+                input_file_id=input_file_id,
+                metadata=metadata,
             ),
         )
         return _state(batch)
@@ -250,5 +257,8 @@ class LlmClient:
 
 def _state(batch: Batch) -> BatchState:
     return BatchState(
-        id=batch.id, status=batch.status, output_file_id=batch.output_file_id, error_file_id=batch.error_file_id
+        id=batch.id,
+        status=batch.status,
+        output_file_id=batch.output_file_id,
+        error_file_id=batch.error_file_id,
     )

@@ -91,7 +91,9 @@ class LlmAnalysis(_LlmModel):
 
 def _without_keywords(schema: Any, keywords: frozenset[str]) -> Any:
     if isinstance(schema, dict):
-        return {key: _without_keywords(value, keywords) for key, value in schema.items() if key not in keywords}
+        return {
+            key: _without_keywords(value, keywords) for key, value in schema.items() if key not in keywords
+        }
     if isinstance(schema, list):
         return [_without_keywords(item, keywords) for item in schema]
     return schema
@@ -158,14 +160,18 @@ def parse_reply(content: str, *, taxonomy: Taxonomy, canary: str, extract: bool)
     unknown = [label.id for label in parsed.platforms if label.id not in taxonomy.platform_ids]
     unknown += [label.id for label in parsed.subsystems if label.id not in taxonomy.subsystem_ids]
     if unknown:
-        raise InvalidReplyError(f"the reply uses labels outside the taxonomy: {', '.join(sorted(set(unknown)))}")
+        raise InvalidReplyError(
+            f"the reply uses labels outside the taxonomy: {', '.join(sorted(set(unknown)))}"
+        )
     return parsed
 
 
 # -- conversion ----------------------------------------------------------------------------
 
 
-def merge_labels(rule_labels: Sequence[Label], llm_labels: Sequence[LlmLabel], order: Sequence[str]) -> tuple[Label, ...]:
+def merge_labels(
+    rule_labels: Sequence[Label], llm_labels: Sequence[LlmLabel], order: Sequence[str]
+) -> tuple[Label, ...]:
     """Rule labels keep their reasons; the model adds the ids the rules missed, marked as its own."""
     by_id: dict[str, Label] = {label.id: label for label in rule_labels}
     for proposed in llm_labels:

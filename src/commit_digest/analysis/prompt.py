@@ -19,8 +19,8 @@ from typing import Any
 import jinja2
 
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.llm_client import strict_schema_of
 from commit_digest.analysis.diff_budget import FittedDiff, estimate_tokens, fit_diff
+from commit_digest.analysis.llm_client import strict_schema_of
 from commit_digest.models import ChangeType, Commit
 from commit_digest.taxonomy import Taxonomy, classify
 
@@ -87,7 +87,10 @@ def reply_schema(taxonomy: Taxonomy) -> dict[str, Any]:
 
 def system_prompt(taxonomy: Taxonomy, language: str, repository: str) -> str:
     labels = [
-        {"id": rule.id, "name": rule.name.en if rule.name.en == rule.name.zh else f"{rule.name.en} / {rule.name.zh}"}
+        {
+            "id": rule.id,
+            "name": rule.name.en if rule.name.en == rule.name.zh else f"{rule.name.en} / {rule.name.zh}",
+        }
         for rule in (*taxonomy.platforms, *taxonomy.subsystems)
     ]
     return _ENVIRONMENT.get_template("system.j2").render(
@@ -130,7 +133,9 @@ def commit_prompt(
     description, description_clipped = _clip(description, PR_DESCRIPTION_CHAR_CAP)
     diff = fit_diff(commit.files, diff_budget)
     rules = classify(commit.title, commit.body, [change.path for change in commit.files], taxonomy)
-    everything = "\n".join([commit.title, commit.body, description, *(change.patch or "" for change in commit.files)])
+    everything = "\n".join(
+        [commit.title, commit.body, description, *(change.patch or "" for change in commit.files)]
+    )
     boundary = boundary_factory()
     while boundary in everything:  # astronomically unlikely; a guessed boundary must still not close the data
         boundary = new_boundary()

@@ -40,10 +40,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def build_site(
+    config_file: Path | None, *, cache_dir: Path | None, site_dir: Path | None, strict: bool
+) -> Path:
+    """Builds the site (``demo`` calls this too); returns the folder written."""
     # MkDocs is imported only when a build runs: the rest of the CLI never loads it.
     from commit_digest_mkdocs.build import run_build
 
-    site = run_build(args.config_file, cache_dir=args.cache, site_dir=args.site_dir, strict=args.strict)
+    return run_build(config_file or DEFAULT_CONFIG, cache_dir=cache_dir, site_dir=site_dir, strict=strict)
+
+
+def run(args: argparse.Namespace) -> int:
+    site = build_site(args.config_file, cache_dir=args.cache, site_dir=args.site_dir, strict=args.strict)
     print(f"site written to {site}")
     return 0

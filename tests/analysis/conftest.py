@@ -65,12 +65,21 @@ def analyzer(settings: DigestSettings, sleeps: list[float]) -> Iterator[LlmAnaly
 
 
 def patch_of(lines: int, name: str = "x") -> str:
-    body = "\n".join(f"+    {name}_{index} = compute_{name}(tensor, scale={index})  # kernel tuning" for index in range(lines))
+    body = "\n".join(
+        f"+    {name}_{index} = compute_{name}(tensor, scale={index})  # kernel tuning"
+        for index in range(lines)
+    )
     return f"@@ -1,3 +1,{lines + 3} @@\n def f():\n     pass\n{body}"
 
 
-def make_commit(number: int, *, title: str | None = None, body: str = "", files: tuple[FileChange, ...] | None = None,
-                description: str = "") -> Commit:
+def make_commit(
+    number: int,
+    *,
+    title: str | None = None,
+    body: str = "",
+    files: tuple[FileChange, ...] | None = None,
+    description: str = "",
+) -> Commit:
     landed = datetime(2026, 1, 8, 12, 0, tzinfo=UTC) + timedelta(minutes=number)
     pr = 31000 + number
     return Commit(
@@ -85,12 +94,29 @@ def make_commit(number: int, *, title: str | None = None, body: str = "", files:
         files=files
         if files is not None
         else (
-            FileChange(path="vllm/model_executor/layers/fused_moe/rocm_aiter_fused_moe.py", additions=40, deletions=5,
-                       patch=patch_of(40, "moe"), patch_state=PatchState.INCLUDED),
-            FileChange(path="tests/kernels/moe/test_moe.py", status=FileStatus.ADDED, additions=12,
-                       patch=patch_of(12, "test"), patch_state=PatchState.INCLUDED),
-            FileChange(path="uv.lock", additions=300, deletions=200, patch=patch_of(30, "lock"),
-                       patch_state=PatchState.INCLUDED),
+            FileChange(
+                path="vllm/model_executor/layers/fused_moe/rocm_aiter_fused_moe.py",
+                additions=40,
+                deletions=5,
+                patch=patch_of(40, "moe"),
+                patch_state=PatchState.INCLUDED,
+            ),
+            FileChange(
+                path="tests/kernels/moe/test_moe.py",
+                status=FileStatus.ADDED,
+                additions=12,
+                patch=patch_of(12, "test"),
+                patch_state=PatchState.INCLUDED,
+            ),
+            FileChange(
+                path="uv.lock",
+                additions=300,
+                deletions=200,
+                patch=patch_of(30, "lock"),
+                patch_state=PatchState.INCLUDED,
+            ),
         ),
-        pull_request=PullRequestInfo(number=pr, description=description, labels=("rocm",)) if description else None,
+        pull_request=PullRequestInfo(number=pr, description=description, labels=("rocm",))
+        if description
+        else None,
     )

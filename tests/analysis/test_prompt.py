@@ -6,7 +6,7 @@ import jinja2
 import pytest
 
 from commit_digest.analysis.diff_budget import estimate_tokens, fit_diff, split_hunks
-from commit_digest.analysis.prompt import PROMPT_CANARY, _ENVIRONMENT, commit_prompt, system_prompt
+from commit_digest.analysis.prompt import _ENVIRONMENT, PROMPT_CANARY, commit_prompt, system_prompt
 from commit_digest.models import FileChange, PatchState
 from commit_digest.taxonomy import load_taxonomy
 from tests.analysis.conftest import make_commit, patch_of
@@ -14,15 +14,18 @@ from tests.analysis.conftest import make_commit, patch_of
 TAXONOMY = load_taxonomy()
 
 
-def _prompt(commit, budget=12_000, boundary="b0undary"):  # noqa: ANN001, ANN202 - test helper
+def _prompt(commit, budget=12_000, boundary="b0undary"):
     system = system_prompt(TAXONOMY, "zh", commit.repository)
-    return commit_prompt(commit, system=system, taxonomy=TAXONOMY, diff_budget=budget,
-                         boundary_factory=lambda: boundary)
+    return commit_prompt(
+        commit, system=system, taxonomy=TAXONOMY, diff_budget=budget, boundary_factory=lambda: boundary
+    )
 
 
 def test_the_static_prefix_is_identical_for_different_commits() -> None:
     first = _prompt(make_commit(1), boundary="aaaa")
-    second = _prompt(make_commit(2, title="[Doc] Fix a typo (#2)", body="long\nbody", files=()), boundary="bbbb")
+    second = _prompt(
+        make_commit(2, title="[Doc] Fix a typo (#2)", body="long\nbody", files=()), boundary="bbbb"
+    )
     assert first.system == second.system
     assert first.messages[0] == second.messages[0]
     assert first.user != second.user
@@ -61,8 +64,12 @@ def test_lock_files_are_skipped_and_named_files_ranked_and_left_out_files_listed
 
 def test_a_small_budget_clips_hunks_and_lists_every_file_left_out() -> None:
     files = tuple(
-        FileChange(path=f"vllm/module_{index}.py", additions=100 - index, patch=patch_of(100 - index, f"m{index}"),
-                   patch_state=PatchState.INCLUDED)
+        FileChange(
+            path=f"vllm/module_{index}.py",
+            additions=100 - index,
+            patch=patch_of(100 - index, f"m{index}"),
+            patch_state=PatchState.INCLUDED,
+        )
         for index in range(6)
     ) + (FileChange(path="vllm/big.bin", patch_state=PatchState.UNAVAILABLE),)
     fitted = fit_diff(files, 2000)

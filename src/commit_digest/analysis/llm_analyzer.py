@@ -178,7 +178,8 @@ class LlmAnalyzer:
         )
 
     def unsuccessful(self, commit: Commit, status: AnalysisStatus, error: str, usage: TokenUsage) -> Analysis:
-        logger.warning("%s: LLM analysis %s: %s", commit.short_sha, status.value, error)
+        level = logging.INFO if status is AnalysisStatus.PENDING else logging.WARNING
+        logger.log(level, "%s: LLM analysis %s: %s", commit.short_sha, status.value, error)
         provenance = llm_schema.provenance_for(
             analyzer=self.name,
             prompt_version=PROMPT_VERSION,

@@ -20,7 +20,9 @@ def _zone(text: str) -> ZoneInfo:
     try:
         return ZoneInfo(text)
     except (ZoneInfoNotFoundError, ValueError) as error:
-        raise argparse.ArgumentTypeError(f"unknown time zone {text!r}: give an IANA name such as 'Asia/Shanghai'") from error
+        raise argparse.ArgumentTypeError(
+            f"unknown time zone {text!r}: give an IANA name such as 'Asia/Shanghai'"
+        ) from error
 
 
 def register(subparsers: Any) -> None:
@@ -33,9 +35,16 @@ def register(subparsers: Any) -> None:
     )
     add_common_options(parser, repository=True)
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="legacy report files (Markdown)")
-    parser.add_argument("--force", action="store_true", help="let the legacy analyses replace better stored ones")
-    parser.add_argument("--tz", type=_zone, default=ZoneInfo("UTC"), metavar="ZONE",
-                        help="the time zone of the times in the reports' commit tables (default UTC)")
+    parser.add_argument(
+        "--force", action="store_true", help="let the legacy analyses replace better stored ones"
+    )
+    parser.add_argument(
+        "--tz",
+        type=_zone,
+        default=ZoneInfo("UTC"),
+        metavar="ZONE",
+        help="the time zone of the times in the reports' commit tables (default UTC)",
+    )
     parser.set_defaults(handler=run_import_legacy)
 
 
@@ -57,8 +66,13 @@ def run_import_legacy(args: argparse.Namespace) -> int:
     taxonomy = load_taxonomy(settings.taxonomy, settings.taxonomy_file)
     with open_store(settings) as store:
         results = import_files(
-            args.files, store, requested_repository=args.repo, default_repository=settings.repository,
-            zone=args.tz, taxonomy=taxonomy, force=args.force,
+            args.files,
+            store,
+            requested_repository=args.repo,
+            default_repository=settings.repository,
+            zone=args.tz,
+            taxonomy=taxonomy,
+            force=args.force,
         )
     for result in results:
         print(describe(result))

@@ -117,7 +117,9 @@ def _table_rows(table: SyntaxTreeNode) -> list[Item]:
             text = rest[0] if rest else ""
         else:
             names = header[1:] if len(header) == len(cells) else [""] * len(rest)
-            text = "\n".join(f"{name}：{cell}" if name else cell for name, cell in zip(names, rest, strict=True) if cell)
+            text = "\n".join(
+                f"{name}：{cell}" if name else cell for name, cell in zip(names, rest, strict=True) if cell
+            )
         if label or text:
             items.append(Item("row", label or None, text))
     return items

@@ -96,9 +96,7 @@ def _pair(report: LegacyReport) -> tuple[list[tuple[TableRow, Section | None]], 
     return pairs, free
 
 
-def build_records(
-    report: LegacyReport, *, repository: str, zone: tzinfo, taxonomy: Taxonomy
-) -> ReportImport:
+def build_records(report: LegacyReport, *, repository: str, zone: tzinfo, taxonomy: Taxonomy) -> ReportImport:
     name = report.source_name
     created_at = datetime.combine(report.day, time(0, 0), tzinfo=zone)
     result = ReportImport(source_name=name, report=report, records=[])
@@ -128,14 +126,19 @@ def build_records(
         )
         if section is None:
             analysis = pending_analysis(
-                name, created_at,
+                name,
+                created_at,
                 f"the legacy report {name} lists this commit without an analysis; analyse it again",
             )
         else:
             labels = classify(commit.title, commit.body, section_paths(section), taxonomy)
             mapped = map_section(
-                section, title=row.title, source_name=name, created_at=created_at,
-                platforms=labels.platforms, subsystems=labels.subsystems,
+                section,
+                title=row.title,
+                source_name=name,
+                created_at=created_at,
+                platforms=labels.platforms,
+                subsystems=labels.subsystems,
             )
             analysis = mapped.analysis
             result.unmapped.update(mapped.notes.unmapped)
@@ -215,8 +218,10 @@ def import_files(
     reports = read_reports(paths)
     built = [
         build_records(
-            report, repository=resolve_repository(report, requested_repository, default_repository),
-            zone=zone, taxonomy=taxonomy,
+            report,
+            repository=resolve_repository(report, requested_repository, default_repository),
+            zone=zone,
+            taxonomy=taxonomy,
         )
         for report in reports
     ]

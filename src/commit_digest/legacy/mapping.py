@@ -77,7 +77,9 @@ _CODE_AREA = re.compile(r"^(?P<area>`[^`]+`(?:\s*[、,，/及和]\s*`[^`]+`)*)\s
 _AREA_SPLIT = re.compile(r"[：:]")
 _CLAUSE_END = re.compile(r"[，,；;（(]")
 _PATH_IN_CODE = re.compile(r"`([^`\s]+)`")
-_PATH_LIKE = re.compile(r"^(?:[\w.-]+/)+[\w.*-]*$|^[\w-]+\.(?:py|pyi|cu|cuh|cpp|cc|c|h|hpp|md|rst|yaml|yml|toml|txt|sh|json|proto)$")
+_PATH_LIKE = re.compile(
+    r"^(?:[\w.-]+/)+[\w.*-]*$|^[\w-]+\.(?:py|pyi|cu|cuh|cpp|cc|c|h|hpp|md|rst|yaml|yml|toml|txt|sh|json|proto)$"
+)
 _LIST_FIELDS = frozenset({"summary", "impact", "insights", "risks", "recommendations"})
 
 
@@ -185,8 +187,10 @@ class _Builder:
             if not area:
                 continue
             self.impact.append(
-                ImpactItem(area=self.paragraph(area, "impact area", SHORT_LIMIT),
-                           note=self.paragraph(note, "impact note", NOTE_LIMIT) if note else "")
+                ImpactItem(
+                    area=self.paragraph(area, "impact area", SHORT_LIMIT),
+                    note=self.paragraph(note, "impact note", NOTE_LIMIT) if note else "",
+                )
             )
 
     def add_insights(self, items: Sequence[Item]) -> None:
@@ -338,8 +342,13 @@ def map_section(
     incomplete = section.cut_off or bool(notes.truncated)
     if importance is None or not summary:
         reason = "no 重要程度" if importance is None else "no analysis text"
-        provenance = _provenance(source_name, created_at, incomplete, status=AnalysisStatus.PENDING,
-                                 error=f"the legacy report {source_name} has a section with {reason}")
+        provenance = _provenance(
+            source_name,
+            created_at,
+            incomplete,
+            status=AnalysisStatus.PENDING,
+            error=f"the legacy report {source_name} has a section with {reason}",
+        )
         return MappedSection(Analysis(provenance=provenance), notes)
     analysis = Analysis(
         change_type=change_type or ChangeType.OTHER,
@@ -358,7 +367,9 @@ def map_section(
 
 
 def pending_analysis(source_name: str, created_at: datetime, reason: str) -> Analysis:
-    return Analysis(provenance=_provenance(source_name, created_at, False, status=AnalysisStatus.PENDING, error=reason))
+    return Analysis(
+        provenance=_provenance(source_name, created_at, False, status=AnalysisStatus.PENDING, error=reason)
+    )
 
 
 def _provenance(
@@ -388,7 +399,9 @@ def _importance(section: Section, notes: MappingNotes) -> Importance | None:
     grouped = _GROUP_IMPORTANCE.get(section.group) if section.group else None
     if grouped is not None and stated is not None and grouped is not stated:
         # The group decides: it is what the report's stats line counted and readers saw.
-        notes.missing.append(f"重要程度 {stated.value} disagrees with its group {grouped.value}; the group wins")
+        notes.missing.append(
+            f"重要程度 {stated.value} disagrees with its group {grouped.value}; the group wins"
+        )
     if grouped is None and stated is None:
         notes.missing.append("no 重要程度")
     return grouped or stated

@@ -24,7 +24,15 @@ from commit_digest.errors import InputError
 from commit_digest.models import REPOSITORY_PATTERN
 
 FieldKey = Literal[
-    "sha", "change_type", "importance", "summary", "impact", "insights", "risks", "recommendations", "conclusion"
+    "sha",
+    "change_type",
+    "importance",
+    "summary",
+    "impact",
+    "insights",
+    "risks",
+    "recommendations",
+    "conclusion",
 ]
 Group = Literal["high", "medium", "low"]
 
@@ -63,7 +71,9 @@ _TITLE = re.compile(r"^#\s*每日更新报告\s*[（(]\s*(\d{4})-(\d{2})-(\d{2})
 _TABLE_HEADER = ("提交时间", "作者", "提交信息")
 _ROW_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$")
 _REPOSITORY_HEADING = re.compile(r"^##\s+(\S+)\s*$")
-_STATS = re.compile(r"本日共\s*(\d+)\s*个提交\s*\|\s*🔴\s*高\s*(\d+)\s*\|\s*🟡\s*中\s*(\d+)\s*\|\s*🟢\s*低\s*(\d+)")
+_STATS = re.compile(
+    r"本日共\s*(\d+)\s*个提交\s*\|\s*🔴\s*高\s*(\d+)\s*\|\s*🟡\s*中\s*(\d+)\s*\|\s*🟢\s*低\s*(\d+)"
+)
 _GROUP = re.compile(r"^#{1,6}\s*(🔴|🟡|🟢)\s*(高|中|低)重要度变更")
 _SHA_HEADING = re.compile(r"^#{1,6}\s+([0-9a-fA-F]{40})\s*$")
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
@@ -214,7 +224,8 @@ def parse_report(text: str, source_name: str) -> LegacyReport:
     title = _TITLE.match(lines[first].strip()) if first is not None else None
     if title is None:
         raise InputError(
-            f"{source_name}: not a legacy daily report: its first line should be '# 每日更新报告（YYYY-MM-DD）'"
+            f"{source_name}: not a legacy daily report: "
+            "its first line should be '# 每日更新报告（YYYY-MM-DD）'"
         )
     try:
         day = Date(int(title.group(1)), int(title.group(2)), int(title.group(3)))
@@ -238,7 +249,11 @@ def parse_report(text: str, source_name: str) -> LegacyReport:
     stats = StatsLine(*(int(value) for value in stats_match.groups())) if stats_match else None
     sections = _parse_sections(lines, index, source_name)
     return LegacyReport(
-        source_name=source_name, day=day, repository=repository, rows=tuple(rows), stats=stats,
+        source_name=source_name,
+        day=day,
+        repository=repository,
+        rows=tuple(rows),
+        stats=stats,
         sections=tuple(sections),
     )
 
@@ -340,7 +355,9 @@ def _build_section(head: tuple[int, str, str | None, Group | None], body: list[s
         label = field_label(line)
         if label is not None:
             if open_field is not None:
-                fields.append(FieldBlock(*open_field[:3], tuple(_strip_trailing_rules(field_lines)), open_field[3]))
+                fields.append(
+                    FieldBlock(*open_field[:3], tuple(_strip_trailing_rules(field_lines)), open_field[3])
+                )
             open_field = (*label, line_number + 1 + offset)
             field_lines = []
         elif open_field is not None:

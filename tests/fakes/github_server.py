@@ -182,7 +182,10 @@ class FakeGithubServer:
     def start(self) -> Self:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-github", daemon=True)
+        # A short poll interval: shutdown() waits for the serving loop to notice, each test.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-github", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -2,7 +2,7 @@
 
     commit-digest fetch --repo OWNER/NAME [--branch B] [--since DATE] [--until DATE] [--days N]
                         [--tz ZONE] [--source github|git] [--git-dir PATH] [--github-url URL]
-                        [--no-pr] [--cache DIR] [-f mkdocs.yml]
+                        [--no-pr] [--no-patch] [--cache DIR] [-f mkdocs.yml]
 
 Exit status: 0 every listed commit is stored, 1 some failed or a rate limit stopped the run
 (what was fetched is kept; run again later), 2 the run could not start (bad option, wrong
@@ -60,6 +60,7 @@ def register(subparsers: Any) -> None:
         help="REST API base URL (default: $GITHUB_API_URL, then settings, then https://api.github.com)",
     )
     add("--no-pr", action="store_true", help="do not fetch pull request descriptions and labels")
+    add("--no-patch", action="store_true", help="keep no patches (files marked not-collected)")
     parser.set_defaults(handler=run)
 
 
@@ -104,7 +105,9 @@ def _source(args: argparse.Namespace, settings: DigestSettings) -> CommitSource:
         if args.git_dir is None:
             raise InputError("--source git needs --git-dir PATH (a local clone)")
         return GitSource(
-            settings.repository, args.git_dir.expanduser(), patch_cap_bytes=settings.github.patch_cap_bytes
+            settings.repository,
+            args.git_dir.expanduser(),
+            patch_cap_bytes=None if args.no_patch else settings.github.patch_cap_bytes,
         )
     if args.git_dir is not None:
         raise InputError("--git-dir is only read with --source git")
@@ -117,6 +120,7 @@ def _source(args: argparse.Namespace, settings: DigestSettings) -> CommitSource:
         api_url=api_url,
         sleep=time.sleep,
         clock=lambda: datetime.now(UTC),
+        collect_patches=not args.no_patch,
     )
 
 

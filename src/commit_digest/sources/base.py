@@ -52,13 +52,17 @@ def as_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def cap_patches(files: Sequence[FileChange], cap_bytes: int) -> tuple[FileChange, ...]:
+def cap_patches(files: Sequence[FileChange], cap_bytes: int | None) -> tuple[FileChange, ...]:
     """Keeps patches, in file order, until their UTF-8 size reaches ``cap_bytes`` per commit.
 
     The file that crosses the cap keeps its first whole lines and is marked truncated; later
     patches are dropped and marked truncated too. Files that never had a patch (binary, too
-    large for the API) are marked unavailable.
+    large for the API) are marked unavailable. ``cap_bytes`` None: patches are not collected.
     """
+    if cap_bytes is None:
+        return tuple(
+            file.model_copy(update={"patch": None, "patch_state": PatchState.NOT_COLLECTED}) for file in files
+        )
     remaining = cap_bytes
     capped: list[FileChange] = []
     for file in files:

@@ -41,7 +41,8 @@ _DIFF_OPTIONS = ("--format=", "-M", "--diff-merges=first-parent", "--no-color", 
 class GitSource:
     """Commits of a repository read from a local clone at ``git_dir``."""
 
-    def __init__(self, repository: str, git_dir: Path, *, patch_cap_bytes: int) -> None:
+    def __init__(self, repository: str, git_dir: Path, *, patch_cap_bytes: int | None) -> None:
+        """``patch_cap_bytes`` None: keep no patches (files marked not-collected)."""
         self._repository = repository
         self.git_dir = git_dir
         self._patch_cap_bytes = patch_cap_bytes
@@ -73,7 +74,8 @@ class GitSource:
             header = self._git("show", "-s", "--format=%H%x00%an%x00%aI%x00%cI%x00%B", sha)
             statuses = self._git("show", *_DIFF_OPTIONS, "-z", "--name-status", sha)
             counts = self._git("show", *_DIFF_OPTIONS, "-z", "--numstat", sha)
-            patches = self._git("show", *_DIFF_OPTIONS, "--patch", sha)
+            collect = self._patch_cap_bytes is not None
+            patches = self._git("show", *_DIFF_OPTIONS, "--patch", sha) if collect else b""
         except subprocess.CalledProcessError as error:
             raise CommitFetchError(sha, f"git show failed: {_stderr(error)}") from None
         full_sha, author_name, authored, committed, message = _text(header).split("\0", 4)

@@ -42,6 +42,7 @@ T = TypeVar("T")
 
 DEFAULT_API_URL = Consts.DEFAULT_BASE_URL
 LIST_PAGE_SIZE = 100  # the API's maximum: a day of a busy repository is one request
+FILES_PAGE_SIZE = 300  # the maximum for the files of one commit
 REQUEST_TIMEOUT_SECONDS = 30
 
 _RETRYABLE: tuple[type[BaseException], ...] = (
@@ -79,8 +80,10 @@ class GithubSource:
         api_url: str | None,
         sleep: Callable[[float], None],
         clock: Callable[[], datetime],
+        collect_patches: bool = True,
     ) -> None:
         self._repository = repository
+        self._patch_cap_bytes = settings.patch_cap_bytes if collect_patches else None
         self._settings = settings
         self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
         self._github = Github(
@@ -146,7 +149,9 @@ class GithubSource:
     def detail_commit(self, sha: str, *, with_pull_request: bool) -> Commit:
         what = f"commit {sha[:12]} of {self._repository}"
         try:
-            listed = self._call(what, lambda: self._repo.get_commit(sha).complete())
+            listed = self._call(
+                what, lambda: self._repo.get_commit(sha, commit_files_per_page=FILES_PAGE_SIZE).complete()
+            )
             files = [self._file_change(file) for file in self._pages(f"the files of {what}", listed.files)]
             commit = self._commit(listed, files)
             if with_pull_request and commit.pr_number is not None:
@@ -174,7 +179,7 @@ class GithubSource:
             committed_at=as_utc(git_commit.committer.date),
             title=title,
             body=body,
-            files=cap_patches(files, self._settings.patch_cap_bytes),
+            files=cap_patches(files, self._patch_cap_bytes),
         )
 
     @staticmethod

@@ -148,6 +148,15 @@ class AnalysisStore:
             record = self._parse(key, text)
             self._write(key, record.model_copy(update={"analysis": analysis}).model_dump_json())
 
+    def delete(self, repository: str, sha: str) -> bool:
+        """Removes one record; True when it was there. Only for a record another one replaces
+        (a legacy placeholder once its real commit is stored), never to drop an analysis."""
+        key = record_key(repository, sha)
+        try:
+            return bool(self._cache.delete(key, retry=True))
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot delete {key} from the store at {self.directory}: {error}") from error
+
     # -- metadata: small JSON values the pipeline keeps between runs ---------------------
 
     def get_meta(self, name: str) -> object | None:

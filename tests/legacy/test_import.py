@@ -16,6 +16,7 @@ from commit_digest.cli import main
 from commit_digest.exchange import write_records
 from commit_digest.legacy.importer import find_real_commit, is_placeholder, placeholder_sha
 from commit_digest.legacy.parse import LegacyReport
+from commit_digest.legacy.reconcile import reconcile_placeholders
 from commit_digest.models import (
     Analysis,
     AnalysisStatus,
@@ -285,3 +286,22 @@ def test_export_of_the_import_is_valid_json_lines(imported: ImportedArchive) -> 
     assert count == 127
     for line in out.getvalue().splitlines():
         CommitRecord.model_validate(json.loads(line))
+
+
+def test_a_later_fetch_reconciles_placeholders_with_real_commits(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    title = "[Chore] Migrate V0 attention utils (#31891)"
+    assert run("import-legacy", "--cache", str(cache), str(OLDER))[0] == 0
+    with AnalysisStore(cache) as store:
+        placeholder = next(r for r in store.records(REPOSITORY) if r.commit.title == title)
+        assert is_placeholder(placeholder.commit.sha)
+        # What a fetch stores: the real commit, found by its PR number and title.
+        real = placeholder.commit.model_copy(update={"sha": "e" * 40, "body": "real message"})
+        store.add_commit(real)
+        assert reconcile_placeholders(store, REPOSITORY) == 1
+        assert store.get(REPOSITORY, placeholder.commit.sha) is None
+        moved = store.get(REPOSITORY, "e" * 40)
+        assert moved is not None and moved.commit.body == "real message"
+        assert moved.status is AnalysisStatus.PENDING  # still waiting for `analyze`
+        assert len(store) == 43
+        assert reconcile_placeholders(store, REPOSITORY) == 0

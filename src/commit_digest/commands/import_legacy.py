@@ -12,7 +12,8 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
-from commit_digest.legacy.importer import ReportImport, import_files
+from commit_digest.legacy.importer import ReportImport, import_files, repositories_of
+from commit_digest.legacy.reconcile import reconcile_placeholders
 from commit_digest.taxonomy import load_taxonomy
 
 
@@ -74,6 +75,10 @@ def run_import_legacy(args: argparse.Namespace) -> int:
             taxonomy=taxonomy,
             force=args.force,
         )
+        # Placeholders of earlier imports whose real commits a fetch has stored since.
+        moved = sum(reconcile_placeholders(store, repository) for repository in repositories_of(results))
     for result in results:
         print(describe(result))
+    if moved:
+        print(f"{moved} placeholder commits matched their real commits")
     return 0

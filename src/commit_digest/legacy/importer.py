@@ -4,9 +4,10 @@
 builds every file before it writes anything, so one bad file changes nothing.
 
 Rows without a sha: the older format's table has no sha and only some rows have a section.
-Such a row gets a placeholder sha, ``00000000`` followed by 32 hex digits of a hash of
-(repository, table time as written, title): deterministic (re-import is a no-op), clearly
-marked (a real sha starts with eight zeros once in four billion), and valid for the model.
+Such a row gets a placeholder sha: 32 hex digits of a hash of (repository, table time as
+written, title) followed by the marker ``00000000``. It is deterministic (re-import is a
+no-op), marked (a real sha ends in eight zeros once in four billion) and valid for the model;
+the marker is at the end so the 12-digit short sha the site uses for page paths stays unique.
 When the real commit is already stored (same PR number, or same title within a day) the
 import uses it instead; ``reconcile.reconcile_placeholders`` does the same after a later fetch.
 """
@@ -30,17 +31,17 @@ from commit_digest.taxonomy import Taxonomy, classify
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.legacy")
 
-PLACEHOLDER_PREFIX = "00000000"
+PLACEHOLDER_MARKER = "00000000"
 MATCH_WINDOW = timedelta(hours=26)  # the table's zone may be unknown: a day either way
 
 
 def placeholder_sha(repository: str, time_text: str, title: str) -> str:
     digest = hashlib.blake2b(f"{repository}\n{time_text}\n{title}".encode(), digest_size=16).hexdigest()
-    return PLACEHOLDER_PREFIX + digest
+    return digest + PLACEHOLDER_MARKER
 
 
 def is_placeholder(sha: str) -> bool:
-    return sha.startswith(PLACEHOLDER_PREFIX)
+    return sha.endswith(PLACEHOLDER_MARKER)
 
 
 def normalized_title(title: str) -> str:
@@ -128,7 +129,8 @@ def build_records(report: LegacyReport, *, repository: str, zone: tzinfo, taxono
             analysis = pending_analysis(
                 name,
                 created_at,
-                f"the legacy report {name} lists this commit without an analysis; analyse it again",
+                f"the legacy report {name} lists this commit without an analysis or sha: its sha is a "
+                "placeholder until a fetch finds the real commit, which is then analysed",
             )
         else:
             labels = classify(commit.title, commit.body, section_paths(section), taxonomy)
@@ -229,3 +231,7 @@ def import_files(
         store_records(store, report_import, force=force)
         logger.debug("imported %s: %s records", report_import.source_name, len(report_import.records))
     return built
+
+
+def repositories_of(results: Sequence[ReportImport]) -> list[str]:
+    return sorted({record.commit.repository for result in results for record in result.records})

@@ -24,6 +24,7 @@ _ALWAYS = frozenset("\\`*_{}[]<>#|:~^=$@&\"'")
 _WHITESPACE = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029]")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_ORDERED_LIST_START = re.compile(r"^(\d+)([.)])")
 
 
 def _reference(character: str) -> str:
@@ -36,11 +37,14 @@ def inline_text(value: object) -> Markup:
     text = _WHITESPACE.sub(" ", text).strip()
     if not text:
         return Markup("")
+    # "1. x" at the start of a line opens an ordered list: its "." or ")" is escaped too.
+    list_start = _ORDERED_LIST_START.match(text)
+    marker = list_start.end(1) if list_start else -1
     parts = []
     for position, character in enumerate(text):
         # At the start of a line ".", "-", "+", "(" and "!" can open a list or a block; elsewhere
         # they are only text, and leaving them plain keeps pages small.
-        if character in _ALWAYS or (position == 0 and character in _SYNTAX_CHARACTERS):
+        if character in _ALWAYS or position == marker or (position == 0 and character in _SYNTAX_CHARACTERS):
             parts.append(_reference(character))
         else:
             parts.append(character)

@@ -123,7 +123,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "page_of": ("第 {page} / {pages} 页", "Page {page} of {pages}"),
     "newer_page": ("← 较新", "← Newer"),
     "older_page": ("较旧 →", "Older →"),
-    "reason": ("依据", "reason"),
+    "label_reason": ("（依据：{reason}）", " (reason: {reason})"),
+    "colon": ("：", ": "),
     "unknown_label": ("（分类表中没有此标签）", "(not in the taxonomy)"),
 }
 

@@ -1,0 +1,45 @@
+"""Reading built pages in tests: the article body, its visible text, its links and tables."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_TAG = re.compile(r"<[^>]+>")
+_PERMALINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
+
+
+def article(page: str) -> str:
+    start = page.index("<article")
+    return page[start : page.index("</article>", start)]
+
+
+_INLINE_TAG = re.compile(r"</?(?:a|strong|em|code|span|mark|del|abbr)\b[^>]*>")
+
+
+def visible_text(fragment: str) -> str:
+    """The text a reader sees, spaces folded (inline tags add none, block tags separate)."""
+    return " ".join(html.unescape(_TAG.sub(" ", _INLINE_TAG.sub("", fragment))).split())
+
+
+def hrefs(fragment: str) -> list[str]:
+    return re.findall(r'href="([^"]*)"', fragment)
+
+
+def headings(fragment: str) -> list[str]:
+    found = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", fragment, re.S)
+    return [visible_text(_PERMALINK.sub("", text)) for text in found]
+
+
+def tables(fragment: str) -> list[list[list[str]]]:
+    """Each table as rows of cell texts (header row first)."""
+    found = []
+    for table in re.findall(r"<table>(.*?)</table>", fragment, re.S):
+        rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+        found.append(
+            [
+                [visible_text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+                for row in rows
+            ]
+        )
+    return found

@@ -1,0 +1,200 @@
+"""The built site, page by page: a real ``mkdocs build --strict`` of a store with several days."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.site.conftest import OVERRIDE_TEXT, BuiltSite
+from tests.site.factories import sha_for
+from tests.site.html import article, headings, hrefs, tables, visible_text
+
+pytestmark = pytest.mark.slow
+
+HIGH = sha_for("high-1")[:12]
+MEDIUM = sha_for("medium-1")[:12]
+LOW = sha_for("low-1")[:12]
+FAILED = sha_for("failed-1")[:12]
+PENDING = sha_for("pending-1")[:12]
+DEPRECATION = sha_for("deprecate-1")[:12]
+
+
+def test_home_shows_latest_days_with_stats_and_high_changes(zh_site: BuiltSite) -> None:
+    body = article(zh_site.page(""))
+    text = visible_text(body)
+    assert "每日提交摘要" in text
+    # Newest day first, each linked to its day page.
+    day_links = list(dict.fromkeys(href for href in hrefs(body) if href.startswith("days/")))
+    assert day_links[:4] == ["days/2026-01-17/", "days/2026-01-16/", "days/2026-01-15/", "days/2025-12-31/"]
+    assert "共 5 个提交 | 🔴 高 1 | 🟡 中 1 | 🟢 低 1 | ⚪ 未分析或失败 2" in text
+    assert f"commits/{HIGH}/" in hrefs(body)
+    assert f"commits/{DEPRECATION}/" in hrefs(body)
+    assert f"commits/{MEDIUM}/" not in hrefs(body)  # only high-importance changes on the home page
+
+
+def test_day_page_has_stats_table_and_every_commit_in_its_group(zh_site: BuiltSite) -> None:
+    body = article(zh_site.page("days/2026-01-15"))
+    text = visible_text(body)
+    assert headings(body)[0].startswith("2026-01-15 提交摘要")
+    assert "共 5 个提交 | 🔴 高 1 | 🟡 中 1 | 🟢 低 1 | ⚪ 未分析或失败 2" in text
+    [table] = tables(body)
+    assert table[0] == ["时间", "作者", "标题", "类型", "重要度", "平台"]
+    assert [row[0] for row in table[1:]] == ["14:00", "13:00", "12:00", "11:00", "10:00"]  # newest first
+    assert table[4] == [
+        "11:00",
+        "Dipika Sikka",
+        "[Quant] Support MXFP4 W4A16 for MoE (#32285)",
+        "新功能",
+        "🟡 中",
+        "CUDA（NVIDIA）",
+    ]
+    group_headings = [heading for heading in headings(body) if heading.startswith(("🔴", "🟡", "🟢", "⚪"))]
+    assert group_headings == [
+        "🔴 高重要度变更 (1)",
+        "🟡 中重要度变更 (1)",
+        "🟢 低重要度变更 (1)",
+        "⚪ 未分析或分析失败 (2)",
+    ]
+    for short_sha in (HIGH, MEDIUM, LOW, FAILED, PENDING):
+        assert f"../../commits/{short_sha}/" in hrefs(body)
+    # High and medium carry the full analysis, low its summary only.
+    assert text.count("综合评价 conclusion text") == 2
+    assert "删除多余的一行代码" in text
+    assert "此提交尚未分析，下次运行时会重试" in text
+    assert "分析状态：失败" in text and "timeout after 120 s" in text
+
+
+def test_commit_page_has_metadata_labels_analysis_provenance_and_neighbours(zh_site: BuiltSite) -> None:
+    body = article(zh_site.page(f"commits/{MEDIUM}"))
+    text = visible_text(body)
+    links = hrefs(body)
+    assert headings(body)[0] == "[Quant] Support MXFP4 W4A16 for MoE (#32285)"
+    assert sha_for("medium-1") in text
+    assert "Dipika Sikka (@devone)" in text
+    assert f"https://github.com/vllm-project/vllm/commit/{sha_for('medium-1')}" in links
+    assert "https://github.com/vllm-project/vllm/pull/32285" in links
+    assert "变更类型：新功能" in text and "重要程度：🟡 中" in text
+    assert "../../platforms/cuda/" in links and "MXFP4 kernels run on CUDA" in text
+    assert "../../subsystems/quantization/" in links and "../../subsystems/moe/" in links
+    assert "quantization method" in text
+    for section in (
+        "📋 变更摘要",
+        "🎯 影响范围",
+        "🔍 技术洞察",
+        "⚠️ 潜在风险",
+        "💡 关注建议",
+        "综合评价",
+        "分析来源",
+    ):
+        assert section in headings(body)
+    provenance = tables(body)[-1]
+    assert provenance[1] == ["llm:gpt-test", "gpt-test", "v3", "2026-01-20 08:00:00 (UTC)", "成功"]
+    assert f"../{HIGH}/" in links and f"../{LOW}/" in links  # previous and next of the same day
+    assert "../../days/2026-01-15/" in links
+
+
+def test_commit_pages_mark_failed_pending_and_newer_failed_attempts(zh_site: BuiltSite) -> None:
+    failed = visible_text(article(zh_site.page(f"commits/{FAILED}")))
+    assert "分析状态：失败" in failed and "timeout after 120 s" in failed
+    assert tables(article(zh_site.page(f"commits/{FAILED}")))[-1][1][-1] == "失败"  # provenance status
+    pending = visible_text(article(zh_site.page(f"commits/{PENDING}")))
+    assert "此提交尚未分析" in pending
+    refused = visible_text(article(zh_site.page(f"commits/{sha_for('refused-1')[:12]}")))
+    assert "分析状态：被拒绝" in refused and "the model refused" in refused
+    newer_failure = visible_text(article(zh_site.page(f"commits/{DEPRECATION}")))
+    assert "较新的一次分析尝试（llm:gpt-newer" in newer_failure and "rate limited" in newer_failure
+    assert "移除 V0 引擎" in newer_failure  # the earlier analysis is still shown
+    # A commit without an ok analysis is classified on the fly, with the rule's reason.
+    assert "ROCm（AMD）" in failed and "path vllm/platforms/rocm.py" in failed
+
+
+def test_archive_index_and_month_pages(zh_site: BuiltSite) -> None:
+    index = article(zh_site.page("archive"))
+    [months] = tables(index)
+    assert months[1:] == [["2026-01", "3", "16"], ["2025-12", "1", "1"]]
+    assert "2026-01/" in hrefs(index)
+    month = article(zh_site.page("archive/2026-01"))
+    [days] = tables(month)
+    assert days[0] == ["日期", "提交数", "高", "中", "低", "未分析"]
+    assert days[1:] == [
+        ["2026-01-17", "9", "3", "3", "3", "0"],
+        ["2026-01-16", "2", "1", "0", "0", "1"],
+        ["2026-01-15", "5", "1", "1", "1", "2"],
+    ]
+    assert "../../days/2026-01-17/" in hrefs(month)
+
+
+def test_platform_pages_list_commits_newest_first_by_day_and_paginate(zh_site: BuiltSite) -> None:
+    index = article(zh_site.page("platforms"))
+    rows = {row[0]: row[1] for row in tables(index)[0][1:]}
+    assert rows["CUDA（NVIDIA）"] == "10" and rows["ROCm（AMD）"] == "2" and rows["TPU（Google）"] == "0"
+    rocm = article(zh_site.page("platforms/rocm"))
+    [day_table] = tables(rocm)
+    assert [row[:3] for row in day_table[1:]] == [["13:00", "⚪ 未分析", "-"], ["10:00", "🔴 高", "性能优化"]]
+    assert "../../days/2026-01-15/" in hrefs(rocm)
+    # page_size 3: CUDA's 10 commits over 4 pages, linked both ways.
+    first = article(zh_site.page("platforms/cuda"))
+    assert "第 1 / 4 页" in visible_text(first) and "page-2/" in hrefs(first)
+    last = article(zh_site.page("platforms/cuda/page-4"))
+    assert "../page-3/" in hrefs(last) and "第 4 / 4 页" in visible_text(last)
+    assert f"../../../commits/{MEDIUM}/" in hrefs(last)  # the oldest CUDA commit is on the last page
+    subsystems = article(zh_site.page("subsystems"))
+    # Two analysed commits labelled core, and the refused one the rules put there (path vllm/engine/).
+    assert {row[0]: row[1] for row in tables(subsystems)[0][1:]}["引擎与调度"] == "3"
+
+
+def test_navigation_lists_sections_never_days_or_commits(zh_site: BuiltSite) -> None:
+    page = zh_site.page("about")
+    tabs = page[page.index('class="md-tabs"') : page.index("</nav>", page.index('class="md-tabs"'))]
+    assert [
+        visible_text(label) for label in re.findall(r'class="md-tabs__link[^"]*"[^>]*>(.*?)</a>', tabs, re.S)
+    ] == [
+        "首页",
+        "归档",
+        "平台",
+        "子系统",
+        "关于本站",
+        "弃用与移除",
+    ]
+    navigation = page[page.index("md-nav--primary") : page.index("</nav>", page.index("md-nav--primary"))]
+    assert "commits/" not in navigation and "days/" not in navigation
+
+
+def test_hand_written_page_replaces_the_generated_one(zh_site: BuiltSite) -> None:
+    body = article(zh_site.page("subsystems/docs"))
+    assert OVERRIDE_TEXT in visible_text(body)
+    assert "Update docs" not in visible_text(body)
+
+
+def test_gen_files_page_lists_deprecations_of_the_latest_month(zh_site: BuiltSite) -> None:
+    body = article(zh_site.page("deprecations"))
+    text = visible_text(body)
+    assert "2026-01 的弃用与移除类变更" in text
+    [table] = tables(body)
+    assert table[1] == [
+        "2026-01-16",
+        "[Deprecation] Remove V0 engine (#32501)",
+        "移除 V0 引擎 remove the V0 engine",
+    ]
+    assert f"../commits/{DEPRECATION}/" in hrefs(body)
+
+
+def test_language_en_switches_generated_text_and_theme(en_site: BuiltSite) -> None:
+    page = en_site.page("days/2026-01-15")
+    assert '<html lang="en"' in page
+    text = visible_text(article(page))
+    assert "Commits of 2026-01-15" in text
+    assert "5 commits | 🔴 high 1 | 🟡 medium 1 | 🟢 low 1 | ⚪ not analysed or failed 2" in text
+    assert "🔴 High importance (1)" in headings(article(page))
+    commit = visible_text(article(en_site.page(f"commits/{MEDIUM}")))
+    assert "Change type: feature" in commit and "Importance: 🟡 medium" in commit
+    assert "提交" not in visible_text(article(en_site.page("archive")))
+    assert "Deprecations and removals" in visible_text(article(en_site.page("deprecations")))
+
+
+def test_search_index_holds_chinese_and_english_words(zh_site: BuiltSite) -> None:
+    index = (zh_site.site / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert '"lang":["zh","en"]' in index.replace(" ", "")
+    assert "\\u200b" in index  # jieba segmented the Chinese text
+    assert "MXFP4" in index

@@ -1,0 +1,91 @@
+"""Hostile commit text renders as the visible text it is: no tag, attribute, link, include,
+broken table or heading, and the strict build still passes (the fixture builds with --strict)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from commit_digest.site.escape import block_text, inline_text
+from tests.site.conftest import BuiltSite
+from tests.site.factories import PAYLOADS, sha_for
+from tests.site.html import article, headings, tables, visible_text
+
+PAYLOAD_SHAS = [sha_for(f"payload-{number}")[:12] for number in range(len(PAYLOADS))]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_inline_text_leaves_no_markdown_or_html_syntax(payload: str) -> None:
+    escaped = str(inline_text(payload))
+    without_references = re.sub(r"&#\d+;", "", escaped)
+    for character in "<>[]|{}#`*_\"'&:=":
+        assert character not in without_references, (payload, escaped)
+    assert "\n" not in escaped
+
+
+def test_block_text_keeps_paragraphs_and_folds_lines() -> None:
+    assert str(block_text("one\nline\n\n# two")) == "one line\n\n&#35; two"
+
+
+def test_text_starting_a_line_cannot_open_a_list_or_block() -> None:
+    for start in ("- item", "+ item", "> quote", "--8<-- x", "=== tab", "!!! note", "* item", "    - code"):
+        assert str(inline_text(start)).startswith("&#"), start
+    assert str(inline_text("12. item")) == "12&#46; item"
+    assert str(inline_text("3) item")) == "3&#41; item"
+
+
+def _all_pages(site: BuiltSite) -> list[tuple[str, str]]:
+    return [(name, page) for name, page in site.pages() if name != "404.html"]
+
+
+@pytest.mark.slow
+def test_no_payload_markup_reaches_any_page(zh_site: BuiltSite) -> None:
+    for name, page in _all_pages(zh_site):
+        assert "<script>document" not in page, name
+        assert not re.search(r"<[a-z][^>]*\son(error|mouseover)\s*=", page, re.I), name
+        assert 'href="javascript:' not in page.lower(), name
+        assert "<img" not in page, name
+        assert "site_name:" not in page, name  # the snippet include never ran
+        assert 'href="../../index.md"' not in page, name
+
+
+@pytest.mark.slow
+def test_payloads_show_as_text_on_commit_pages(zh_site: BuiltSite) -> None:
+    for payload, short_sha in zip(PAYLOADS, PAYLOAD_SHAS, strict=True):
+        body = article(zh_site.page(f"commits/{short_sha}"))
+        text = visible_text(body)
+        shown = " ".join(payload.split())
+        assert f"payload summary {shown}" in text, payload
+        assert f"Mallory {shown}" in text, payload
+        assert f"综合评价 conclusion text {shown}" in text, payload
+        assert f"reason {shown}" in text, payload
+        # Only the page title is an h1, and no payload became a heading of its own.
+        page_headings = headings(body)
+        assert page_headings[0].endswith(shown), payload
+        assert all(
+            heading.startswith(("payload", "📋", "🎯", "🔍", "⚠️", "💡", "综合评价", "分析来源"))
+            for heading in page_headings
+        ), page_headings
+        assert body.count("<h1") == 1
+        assert "<div>unclosed" not in body
+
+
+@pytest.mark.slow
+def test_tables_stay_intact_with_pipes_in_cells(zh_site: BuiltSite) -> None:
+    body = article(zh_site.page("days/2026-01-17"))
+    [table] = tables(body)
+    assert len(table) == 1 + len(PAYLOADS)
+    assert all(len(row) == 6 for row in table)
+    titles = {row[2] for row in table[1:]}
+    assert "payload 5 pipe | in | cell" in titles
+    assert "payload 2 [click me](javascript:document.title='pwned-link')" in titles
+    authors = {row[1] for row in table[1:]}
+    assert "Mallory <img src=x onerror=\"document.title='pwned-img'\">" in authors
+
+
+@pytest.mark.slow
+def test_page_titles_are_escaped_in_the_document_head(zh_site: BuiltSite) -> None:
+    page = zh_site.page(f"commits/{PAYLOAD_SHAS[0]}")
+    head = page[: page.index("</head>")]
+    assert "<title>payload 0 &lt;script&gt;document.title=&#x27;pwned-script&#x27;&lt;/script&gt; - " in head

@@ -1,0 +1,86 @@
+"""A site built from the imported legacy archive: `commit-digest build --strict` passes and the
+day pages read like the legacy reports (stats line, commit table, groups by importance, one
+section per commit)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from commit_digest.cli import main
+from commit_digest.legacy.parse import LegacyReport
+from commit_digest.site.i18n import Texts
+from tests.legacy.conftest import NEWER, NEWER_HIGH, OLDER, SEEDS
+from tests.site.html import article, headings, tables, visible_text
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+ZH = Texts("zh")
+
+
+def site_text(key: str, **values: object) -> str:
+    """A label as the reader sees it (the i18n table is the site's own wording)."""
+    return visible_text(str(ZH(key, **values)))
+
+
+@dataclass(frozen=True)
+class LegacySite:
+    site: Path
+
+    def page(self, url: str) -> str:
+        return (self.site / url / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def legacy_site(tmp_path_factory: pytest.TempPathFactory) -> LegacySite:
+    root = tmp_path_factory.mktemp("legacy-site")
+    shutil.copytree(PROJECT / "docs", root / "docs")
+    shutil.copy(PROJECT / "mkdocs.yml", root / "mkdocs.yml")
+    # Both commands run as a user would, from the site's folder (gen-files scripts are relative).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        assert main(["import-legacy", "--cache", "cache", *map(str, SEEDS)]) == 0
+        status = main(["build", "-f", "mkdocs.yml", "--cache", "cache", "--site-dir", "site", "--strict"])
+    assert status == 0, "commit-digest build --strict failed on the imported legacy archive"
+    return LegacySite(root / "site")
+
+
+@pytest.mark.parametrize(("seed", "day"), [(NEWER_HIGH, "2026-01-08"), (NEWER, "2026-01-15")])
+def test_day_pages_read_like_the_legacy_reports(
+    legacy_site: LegacySite, reports: dict[str, LegacyReport], seed: Path, day: str
+) -> None:
+    report = reports[seed.name]
+    page = article(legacy_site.page(f"days/{day}"))
+    stats = report.stats
+    assert stats is not None
+    expected_stats = site_text(
+        "stats_line", total=stats.total, high=stats.high, medium=stats.medium, low=stats.low
+    )
+    assert expected_stats in visible_text(page)
+    commit_table = tables(page)[0]
+    assert len(commit_table) - 1 == len(report.rows)
+    titles = [" ".join(heading.rstrip(" ¶").split()) for heading in headings(page)]
+    for group, count in (("🔴 高", stats.high), ("🟡 中", stats.medium), ("🟢 低", stats.low)):
+        assert any(re.search(rf"{group}.*\({count}\)", title) for title in titles), (group, count, titles[:5])
+    for row in report.rows:
+        assert " ".join(row.title.split()) in titles, row.title
+
+
+def test_the_older_report_shows_its_unanalysed_rows_marked(
+    legacy_site: LegacySite, reports: dict[str, LegacyReport]
+) -> None:
+    page = visible_text(article(legacy_site.page("days/2026-01-07")))
+    assert site_text("stats_unanalysed", count=15).strip(" |") in page
+    for row in reports[OLDER.name].rows:
+        assert " ".join(row.title.split()) in page
+
+
+def test_a_cut_off_analysis_is_marked_on_its_commit_page(legacy_site: LegacySite) -> None:
+    # [Model] Add LFM2-VL model support: its report section ends with an empty 结论.
+    page = legacy_site.page("commits/03fd76c57002")
+    assert site_text("incomplete_note") in visible_text(article(page))

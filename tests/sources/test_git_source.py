@@ -1,0 +1,260 @@
+"""The local-clone source: a repository built here with git (set dates, a binary file, a
+rename) gives the same Commit records the GitHub source gives for the same facts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from commit_digest.cli import main
+from commit_digest.fetch import fetch_commits
+from commit_digest.models import Commit, PatchState
+from commit_digest.sources.errors import SourceError
+from commit_digest.sources.git import GitSource
+from commit_digest.sources.window import FetchWindow, days_window
+from commit_digest.store import AnalysisStore
+from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakeRepository
+
+from .conftest import REPOSITORY, SourceFactory
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
+OLD_PY = "".join(f"value_{index} = {index}\n" for index in range(12))
+SAMPLE = Path(__file__).parents[2] / "src" / "commit_digest" / "data" / "sample-vllm.jsonl"
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """One commit made with git, and the same facts written the way GitHub reports them."""
+
+    message: str
+    authored: str
+    committed: str
+    files: list[FakeFile]
+
+
+HISTORY = [
+    Scripted(
+        "[Core] Add the first files (#11)",
+        "2026-01-06T20:00:00+08:00",
+        "2026-01-07T10:00:00+08:00",  # 02:00:00 UTC
+        [
+            FakeFile("a.txt", "added", 2, 0, "@@ -0,0 +1,2 @@\n+one\n+two"),
+            FakeFile("docs/logo.png", "added", 0, 0, None),
+            FakeFile(
+                "old.py",
+                "added",
+                12,
+                0,
+                "@@ -0,0 +1,12 @@\n" + OLD_PY.replace("value", "+value").rstrip("\n"),
+            ),
+        ],
+    ),
+    Scripted(
+        "[Misc] Rename and modify (#12)\n\nThe body says why.\n\nSigned-off-by: Ada <ada@example.com>\n",
+        "2026-01-07T20:00:00+00:00",
+        "2026-01-07T23:59:59+00:00",
+        [
+            FakeFile("a.txt", "modified", 1, 1, "@@ -1,2 +1,2 @@\n one\n-two\n+three"),
+            FakeFile("new.py", "renamed", 0, 0, None, previous_filename="old.py"),
+        ],
+    ),
+    Scripted(
+        "Remove the logo",
+        "2026-01-08T00:00:00+00:00",
+        "2026-01-08T00:00:00+00:00",
+        [
+            FakeFile("b.txt", "added", 1, 0, "@@ -0,0 +1 @@\n+bee"),
+            FakeFile("docs/logo.png", "removed", 0, 0, None),
+        ],
+    ),
+]
+
+
+def _git(clone: Path, *arguments: str, env: dict[str, str] | None = None) -> str:
+    base = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(clone)}
+    completed = subprocess.run(
+        ["git", "-C", str(clone), *arguments],
+        env={**os.environ, **base, **(env or {})},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return completed.stdout.strip()
+
+
+@dataclass(frozen=True)
+class Clone:
+    path: Path
+    shas: list[str]
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Clone:
+    path = tmp_path_factory.mktemp("clone")
+    _git(path, "init", "-q", "-b", "main")
+    contents = [
+        {"a.txt": b"one\ntwo\n", "docs/logo.png": PNG, "old.py": OLD_PY.encode()},
+        {"a.txt": b"one\nthree\n", "docs/logo.png": PNG, "new.py": OLD_PY.encode()},
+        {"a.txt": b"one\nthree\n", "new.py": OLD_PY.encode(), "b.txt": b"bee\n"},
+    ]
+    shas = []
+    for scripted, tree in zip(HISTORY, contents, strict=True):
+        for existing in path.rglob("*"):
+            if existing.is_file() and ".git" not in existing.parts:
+                existing.unlink()
+        for name, data in tree.items():
+            (path / name).parent.mkdir(parents=True, exist_ok=True)
+            (path / name).write_bytes(data)
+        _git(path, "add", "-A")
+        env = {
+            "GIT_AUTHOR_NAME": "Ada Lovelace",
+            "GIT_AUTHOR_EMAIL": "ada@example.com",
+            "GIT_COMMITTER_NAME": "GitHub",
+            "GIT_COMMITTER_EMAIL": "noreply@github.com",
+            "GIT_AUTHOR_DATE": scripted.authored,
+            "GIT_COMMITTER_DATE": scripted.committed,
+        }
+        _git(path, "commit", "-q", "-m", scripted.message, env=env)
+        shas.append(_git(path, "rev-parse", "HEAD"))
+    return Clone(path, shas)
+
+
+def everything() -> FetchWindow:
+    return FetchWindow(datetime(2026, 1, 1, tzinfo=UTC))
+
+
+def test_the_clone_and_the_api_give_identical_records_for_the_same_facts(
+    clone: Clone, repository: FakeRepository, make_source: SourceFactory
+) -> None:
+    for scripted, sha in zip(HISTORY, clone.shas, strict=True):
+        repository.add_commit(
+            FakeCommit(
+                sha=sha,
+                message=scripted.message.rstrip("\n"),  # GitHub drops the final newline
+                committed_at=datetime.fromisoformat(scripted.committed),
+                authored_at=datetime.fromisoformat(scripted.authored),
+                author_name="Ada Lovelace",
+                author_email="ada@example.com",
+                files=scripted.files,
+            )
+        )
+    git_source = GitSource(REPOSITORY, clone.path, patch_cap_bytes=400_000)
+    github_source = make_source()
+
+    from_git = [git_source.detail_commit(sha, with_pull_request=False) for sha in clone.shas]
+    from_api = [github_source.detail_commit(sha, with_pull_request=False) for sha in clone.shas]
+
+    for ours, theirs in zip(from_git, from_api, strict=True):
+        assert ours.model_dump(mode="json") == theirs.model_dump(mode="json")
+    first, second, third = from_git
+    assert first.committed_at == datetime(2026, 1, 7, 2, tzinfo=UTC)
+    assert first.authored_at == datetime(2026, 1, 6, 12, tzinfo=UTC)
+    assert first.pr_number == 11 and first.author_login is None
+    assert [(file.path, file.patch_state) for file in first.files] == [
+        ("a.txt", PatchState.INCLUDED),
+        ("docs/logo.png", PatchState.UNAVAILABLE),
+        ("old.py", PatchState.INCLUDED),
+    ]
+    assert second.body == "The body says why.\n\nSigned-off-by: Ada <ada@example.com>"
+    assert (second.files[1].path, second.files[1].previous_path) == ("new.py", "old.py")
+    assert third.files[1].status.value == "removed"
+
+
+def test_listing_is_day_correct_in_utc_and_in_shanghai(clone: Clone) -> None:
+    source = GitSource(REPOSITORY, clone.path, patch_cap_bytes=400_000)
+
+    def listed(first: date, last: date, zone: object) -> list[str]:
+        window = days_window(first, last, zone)  # type: ignore[arg-type]
+        return sorted(ref.sha for ref in source.list_commits(None, window))
+
+    day_7, day_8 = date(2026, 1, 7), date(2026, 1, 8)
+    assert listed(day_7, day_7, UTC) == sorted(clone.shas[:2])  # 23:59:59 is still the 7th
+    assert listed(day_8, day_8, UTC) == [clone.shas[2]]  # 00:00:00 is the 8th
+    shanghai = ZoneInfo("Asia/Shanghai")
+    assert listed(day_7, day_7, shanghai) == [clone.shas[0]]  # 10:00 on the 7th in Shanghai
+    assert listed(day_8, day_8, shanghai) == sorted(clone.shas[1:])  # 07:59:59 and 08:00:00 on the 8th
+
+
+def test_the_pipeline_stores_the_clone_without_a_single_api_request(
+    clone: Clone, server: FakeGithubServer, tmp_path: Path
+) -> None:
+    with AnalysisStore(tmp_path / "store") as store:
+        source = GitSource(REPOSITORY, clone.path, patch_cap_bytes=400_000)
+        report = fetch_commits(source, store, everything(), branch="main", with_pull_requests=True)
+        assert (report.listed, report.new, report.failed) == (3, 3, [])
+        again = fetch_commits(source, store, everything(), branch="main", with_pull_requests=True)
+        assert (again.new, again.already_stored) == (0, 3)
+    assert server.count() == 0
+
+
+def test_a_missing_clone_or_branch_is_one_clear_error(clone: Clone, tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="is not a directory"):
+        list(GitSource(REPOSITORY, tmp_path / "missing", patch_cap_bytes=1).list_commits(None, everything()))
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(SourceError, match="is not a git repository"):
+        list(GitSource(REPOSITORY, tmp_path / "plain", patch_cap_bytes=1).list_commits(None, everything()))
+    with pytest.raises(SourceError, match="branch 'nope' not found in the clone"):
+        list(GitSource(REPOSITORY, clone.path, patch_cap_bytes=1).list_commits("nope", everything()))
+
+
+def test_the_command_writes_records_in_the_shape_of_the_embedded_sample(
+    clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    arguments = [
+        "fetch",
+        "--source",
+        "git",
+        "--git-dir",
+        str(clone.path),
+        "--repo",
+        "vllm-project/vllm",
+        "--since",
+        "2026-01-07",
+        "--until",
+        "2026-01-08",
+        "--no-pr",
+        "--no-patch",
+        "--cache",
+        str(cache),
+    ]
+    assert main(arguments) == 0
+    assert "3 listed, 3 new, 0 already stored, 0 failed" in capsys.readouterr().out
+
+    with AnalysisStore(cache) as store:
+        records = [json.loads(record.model_dump_json()) for record in store.records()]
+    sample = json.loads(SAMPLE.read_text(encoding="utf-8").splitlines()[0])
+
+    def same_shape(ours: object, theirs: object) -> None:
+        """Same keys at every level, same JSON types where both have a value."""
+        if isinstance(ours, dict) and isinstance(theirs, dict):
+            assert set(ours) == set(theirs)
+            for key in ours:
+                same_shape(ours[key], theirs[key])
+        elif isinstance(ours, list) and isinstance(theirs, list):
+            same_shape(ours[0], theirs[0])
+        elif ours is not None and theirs is not None:
+            assert type(ours) is type(theirs)
+
+    for record in records:
+        same_shape(record, sample)
+        assert {file["patch_state"] for file in record["commit"]["files"]} == {"not-collected"}
+    assert Commit.model_validate(records[0]["commit"]).repository == "vllm-project/vllm"
+
+
+def test_patches_from_the_clone_are_capped_per_commit(clone: Clone) -> None:
+    source = GitSource(REPOSITORY, clone.path, patch_cap_bytes=40)
+    files = source.detail_commit(clone.shas[0], with_pull_request=False).files
+    assert [file.patch_state for file in files] == [
+        PatchState.INCLUDED,
+        PatchState.UNAVAILABLE,
+        PatchState.TRUNCATED,
+    ]
+    assert files[2].patch is None or len(files[2].patch.encode()) <= 40 - len(files[0].patch.encode())  # type: ignore[union-attr]

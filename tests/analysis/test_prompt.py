@@ -63,15 +63,18 @@ def test_lock_files_are_skipped_and_named_files_ranked_and_left_out_files_listed
 
 
 def test_a_small_budget_clips_hunks_and_lists_every_file_left_out() -> None:
-    files = tuple(
-        FileChange(
-            path=f"vllm/module_{index}.py",
-            additions=100 - index,
-            patch=patch_of(100 - index, f"m{index}"),
-            patch_state=PatchState.INCLUDED,
-        )
-        for index in range(6)
-    ) + (FileChange(path="vllm/big.bin", patch_state=PatchState.UNAVAILABLE),)
+    files = (
+        *(
+            FileChange(
+                path=f"vllm/module_{index}.py",
+                additions=100 - index,
+                patch=patch_of(100 - index, f"m{index}"),
+                patch_state=PatchState.INCLUDED,
+            )
+            for index in range(6)
+        ),
+        FileChange(path="vllm/big.bin", patch_state=PatchState.UNAVAILABLE),
+    )
     fitted = fit_diff(files, 2000)
     assert fitted.tokens <= 2000
     shown = {file.path for file in fitted.included}

@@ -130,7 +130,6 @@ def _mapped():
     section = report.sections[0]
     return section, map_section(
         section,
-        title=report.rows[0].title,
         source_name="synthetic.md",
         created_at=CREATED,
         platforms=(),
@@ -189,9 +188,7 @@ def test_over_long_text_is_cut_at_a_sentence_and_marked_incomplete() -> None:
     report = parse_report(text, "long.md")
     section = report.sections[0]
     assert not section.cut_off
-    mapped = map_section(
-        section, title="t", source_name="long.md", created_at=CREATED, platforms=(), subsystems=()
-    )
+    mapped = map_section(section, source_name="long.md", created_at=CREATED, platforms=(), subsystems=())
     first = mapped.analysis.summary[0]
     assert len(first) <= 2000 and first.endswith("。")
     assert mapped.analysis.provenance.incomplete
@@ -205,8 +202,6 @@ def test_a_section_without_importance_or_text_is_pending_not_invented() -> None:
         "abcdef1234567890abcdef1234567890abcdef12)\n\n**🎯 变更类型**：重构\n"
     )
     section = parse_report(text, "thin.md").sections[0]
-    mapped = map_section(
-        section, title="t", source_name="thin.md", created_at=CREATED, platforms=(), subsystems=()
-    )
+    mapped = map_section(section, source_name="thin.md", created_at=CREATED, platforms=(), subsystems=())
     assert mapped.analysis.provenance.status is AnalysisStatus.PENDING
     assert "thin.md" in (mapped.analysis.provenance.error or "")

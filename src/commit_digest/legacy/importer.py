@@ -136,7 +136,6 @@ def build_records(report: LegacyReport, *, repository: str, zone: tzinfo, taxono
             labels = classify(commit.title, commit.body, section_paths(section), taxonomy)
             mapped = map_section(
                 section,
-                title=row.title,
                 source_name=name,
                 created_at=created_at,
                 platforms=labels.platforms,

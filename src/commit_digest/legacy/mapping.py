@@ -286,7 +286,6 @@ def _nearest_for_insight(label: str) -> str:
 def map_section(
     section: Section,
     *,
-    title: str,
     source_name: str,
     created_at: datetime,
     platforms: tuple[Label, ...],

@@ -193,10 +193,11 @@ def test_a_branch_is_listed_by_name_and_an_unknown_branch_is_one_clear_error(
 def test_a_listing_longer_than_one_page_follows_the_link_header(
     server: FakeGithubServer, repository: FakeRepository, make_source: SourceFactory, store: AnalysisStore
 ) -> None:
-    add_day(repository, DAY, 230)
-    report = fetch_commits(make_source(), store, one_day(), branch=None, with_pull_requests=False)
-    assert report.new == 230
-    listings = [request for request in server.requests if request.path.endswith("/commits")]
+    commits = add_day(repository, DAY, 230)
+    listed = list(make_source().list_commits(None, one_day()))
+    assert sorted(ref.sha for ref in listed) == sorted(commit.sha for commit in commits)
+    assert {ref.committed_at for ref in listed} == {commit.committed_at for commit in commits}
+    listings = server.requests
     assert [request.query.get("page") for request in listings] == [None, "2", "3"]
     assert listings[1].path == f"/repositories/{repository.id}/commits"
 

@@ -89,3 +89,18 @@ def test_page_titles_are_escaped_in_the_document_head(zh_site: BuiltSite) -> Non
     page = zh_site.page(f"commits/{PAYLOAD_SHAS[0]}")
     head = page[: page.index("</head>")]
     assert "<title>payload 0 &lt;script&gt;document.title=&#x27;pwned-script&#x27;&lt;/script&gt; - " in head
+
+
+def test_sanitizer_keeps_material_markup_and_drops_active_content() -> None:
+    from commit_digest.site.sanitize import sanitize_html
+
+    kept = (
+        '<h2 id="a">Title<a class="headerlink" href="#a" title="Permanent link">¶</a></h2>'
+        "<table>\n<thead>\n<tr>\n<th>x</th>\n</tr>\n</thead>\n"
+        '<tbody>\n<tr>\n<td><a href="../../commits/abc/">t</a></td>\n</tr>\n</tbody>\n</table>'
+    )
+    assert sanitize_html(kept) == kept
+    hostile = (
+        '<p onclick="x()">a<script>alert(1)</script><img src=x onerror=y><a href="javascript:z()">l</a></p>'
+    )
+    assert sanitize_html(hostile) == "<p>a<a>l</a></p>"

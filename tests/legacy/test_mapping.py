@@ -6,13 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from commit_digest.legacy.mapping import (
-    change_type_from_text,
-    importance_from_text,
-    map_section,
-    truncate,
-)
+from commit_digest.legacy.mapping import map_section, truncate
 from commit_digest.legacy.parse import parse_report
+from commit_digest.legacy.vocabulary import change_type_from_text, importance_from_text
 from commit_digest.models import AnalysisStatus, ChangeType, Importance
 
 CREATED = datetime(2026, 1, 8, tzinfo=UTC)

@@ -15,6 +15,13 @@ from datetime import datetime
 
 from commit_digest.legacy.blocks import Item, parse_items
 from commit_digest.legacy.parse import FieldBlock, Group, Section
+from commit_digest.legacy.vocabulary import (
+    change_type_from_text,
+    dimension_in_text,
+    importance_from_text,
+    insight_dimension,
+    nearest_for_insight,
+)
 from commit_digest.models import (
     Analysis,
     AnalysisStatus,
@@ -34,44 +41,6 @@ SUMMARY_ITEMS, IMPACT_ITEMS, RISK_ITEMS, RECOMMENDATION_ITEMS = 12, 30, 15, 15
 DEFAULT_AUDIENCE = "通用"
 LEGACY_PROMPT_VERSION = "legacy"
 
-# Checked in order for each token of the type text; the first token that matches wins, so
-# "功能增强 / 重构" is a feature. ASCII words match whole words, case-insensitively.
-CHANGE_TYPE_WORDS: tuple[tuple[ChangeType, tuple[str, ...]], ...] = (
-    (ChangeType.REVERT, ("回滚", "还原", "revert")),
-    (ChangeType.DEPRECATION, ("弃用", "移除", "废弃", "deprecation", "deprecate", "removal")),
-    (ChangeType.BUGFIX, ("bug修复", "bug 修复", "bugfix", "bug fix", "缺陷修复", "修复", "fix", "bug")),
-    (ChangeType.PERFORMANCE, ("性能优化", "性能", "performance", "perf", "优化")),
-    (ChangeType.REFACTOR, ("代码重构", "重构", "refactor", "清理", "cleanup", "chore")),
-    (ChangeType.DOCS, ("文档", "docs", "doc", "documentation")),
-    (ChangeType.TEST, ("测试", "test", "tests", "testing")),
-    (ChangeType.CI_BUILD, ("ci/构建", "构建", "ci", "build")),
-    (ChangeType.CONFIG, ("配置", "config", "configuration")),
-    (ChangeType.DEPENDENCY, ("依赖", "dependency", "dependencies", "deps")),
-    (ChangeType.FEATURE, ("功能增强", "新功能", "新增功能", "功能", "增强", "新增", "feature", "feat")),
-    (ChangeType.OTHER, ("其他", "其它", "杂项", "other", "misc")),
-)
-_TYPE_TOKEN_SPLIT = re.compile(r"\s*(?:[/／、,，;；|+＋]|\s和\s|\s&\s)\s*")
-_PARENTHETICAL = re.compile(r"[（(][^）)]*[）)]?")
-_IMPORTANCE_MARKS: tuple[tuple[Importance, tuple[str, ...]], ...] = (
-    (Importance.HIGH, ("🔴", "高", "high")),
-    (Importance.MEDIUM, ("🟡", "中", "medium")),
-    (Importance.LOW, ("🟢", "低", "low")),
-)
-# Technical-insight rows by label; a label naming none of them goes to the nearest field.
-INSIGHT_DIMENSIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("architecture", ("架构",)),
-    ("performance", ("性能",)),
-    ("security", ("安全",)),
-    ("maintainability", ("可维护", "维护性")),
-    ("compatibility", ("兼容",)),
-)
-_INSIGHT_ELSEWHERE: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("risks", ("风险",)),
-    ("recommendations", ("建议",)),
-    ("compatibility", ("依赖", "迁移", "版本")),
-    ("maintainability", ("代码", "重复", "测试", "文档", "可读")),
-    ("architecture", ("路由", "组织", "模块", "结构", "设计")),
-)
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s|$)")
 _CODE_AREA = re.compile(r"^(?P<area>`[^`]+`(?:\s*[、,，/及和]\s*`[^`]+`)*)\s*(?P<note>.*)$", re.DOTALL)
 _AREA_SPLIT = re.compile(r"[：:]")
@@ -108,33 +77,6 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
     if ends and ends[-1] > limit // 2:
         return window[: ends[-1]].strip(), True
     return window[: limit - 1].rstrip() + "…", True
-
-
-def change_type_from_text(text: str) -> ChangeType | None:
-    cleaned = _PARENTHETICAL.sub(" ", text).strip()
-    for token in _TYPE_TOKEN_SPLIT.split(cleaned):
-        normalized = token.strip().lower()
-        if not normalized:
-            continue
-        for change_type, words in CHANGE_TYPE_WORDS:
-            if any(_word_in(word, normalized) for word in words):
-                return change_type
-    return None
-
-
-def _word_in(word: str, token: str) -> bool:
-    if word.isascii():
-        return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", token) is not None
-    return word in token
-
-
-def importance_from_text(text: str) -> Importance | None:
-    head = text.strip().lower()[:12]
-    for mark_set in (0, 1, 2):
-        for importance, marks in _IMPORTANCE_MARKS:
-            if marks[mark_set] in head:
-                return importance
-    return None
 
 
 def _field_items(block: FieldBlock) -> list[Item]:
@@ -196,15 +138,15 @@ class _Builder:
     def add_insights(self, items: Sequence[Item]) -> None:
         for item in items:
             label = item.label or ""
-            dimension = _dimension(label)
+            dimension = insight_dimension(label)
             if dimension is None and not label:
-                dimension, label, body = _dimension_in_text(item.body())
+                dimension, label, body = dimension_in_text(item.body())
             else:
                 body = item.body()
             if dimension is not None:
                 self.insights.setdefault(dimension, []).append(body)
                 continue
-            home = _nearest_for_insight(label)
+            home = nearest_for_insight(label)
             self.notes.unmapped.append(f"技术洞察 “{label or item.body()[:20]}” → {home}")
             if home == "risks":
                 self.risks.append(self.paragraph(item.labelled(), "risks"))
@@ -257,30 +199,6 @@ def _area_and_note(item: Item) -> tuple[str, str]:
     clause = _CLAUSE_END.search(text)
     cut = clause.start() if clause and 0 < clause.start() <= SHORT_LIMIT else 120
     return text[:cut].strip(), text[cut:].lstrip("，,；;").strip()
-
-
-def _dimension(label: str) -> str | None:
-    for dimension, words in INSIGHT_DIMENSIONS:
-        if any(word in label for word in words):
-            return dimension
-    return None
-
-
-def _dimension_in_text(text: str) -> tuple[str | None, str, str]:
-    """A prose insight that starts with its dimension ("性能影响：…")."""
-    match = re.match(r"^([^：:\n]{1,12})[：:]\s*(.*)$", text, re.DOTALL)
-    if match:
-        dimension = _dimension(match.group(1))
-        if dimension is not None:
-            return dimension, match.group(1), match.group(2)
-    return None, "", text
-
-
-def _nearest_for_insight(label: str) -> str:
-    for home, words in _INSIGHT_ELSEWHERE:
-        if any(word in label for word in words):
-            return home
-    return "architecture"
 
 
 def map_section(

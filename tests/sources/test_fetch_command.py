@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from commit_digest.cli import main
+from commit_digest.commands.fetch import ProgressDisplay
 from commit_digest.fetch import fetch_commits
 from commit_digest.sources.window import days_window
 from commit_digest.store import AnalysisStore
@@ -188,3 +191,16 @@ def test_an_interrupted_run_keeps_every_stored_commit_and_the_next_run_completes
         assert {record.commit.sha for record in store.records()} == {commit.sha for commit in commits[:4]}
         report = fetch_commits(make_source(), store, window, branch=None, with_pull_requests=False)
         assert (report.new, report.already_stored) == (6, 4)
+
+
+def test_the_progress_bar_counts_listed_and_detailed_commits_on_a_terminal() -> None:
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=100, color_system=None)
+    with ProgressDisplay(console) as progress:
+        for count in range(1, 6):
+            progress.on_listed(count)
+        progress.on_detail_start(3)
+        for sha in ("a", "b"):
+            progress.on_detailed(sha, "stored")
+    final = screen.getvalue().rsplit("listed", 1)[-1]
+    assert "5/5" in final and "detailed" in final and "2/3" in final

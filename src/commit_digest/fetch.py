@@ -128,6 +128,17 @@ def fetch_commits(
     if observer is not None:
         observer.on_detail_start(len(missing))
     failures = pending_failures(store, repository)
+    vanished = [
+        sha
+        for sha, moment in failures.items()
+        if sha not in refs and window.contains(datetime.fromisoformat(moment))
+    ]
+    if vanished:
+        # No longer on the branch (force-pushed away): stop reaching back for them.
+        logger.info("%s: %s failed commits are no longer listed; forgetting them", repository, len(vanished))
+        for sha in vanished:
+            del failures[sha]
+        store.set_meta(failed_commits_key(repository), failures)
     for ref in missing:
         try:
             commit = source.detail_commit(ref.sha, with_pull_request=with_pull_requests)

@@ -246,3 +246,17 @@ def test_a_forbidden_reply_that_is_no_rate_limit_is_not_retried(
     with pytest.raises(SourceError, match="HTTP 403 Resource not accessible"):
         fetch_commits(make_source(), store, one_day(), branch=None, with_pull_requests=False)
     assert server.count() == 1 and clock.sleeps == []
+
+
+def test_a_failed_commit_that_left_the_branch_is_forgotten(
+    server: FakeGithubServer, repository: FakeRepository, make_source: SourceFactory, store: AnalysisStore
+) -> None:
+    commits = add_day(repository, DAY, 2)
+    server.queue_fault(f"{COMMITS_PATH}/{commits[0].sha}", Reply(404, {"message": "Not Found"}))
+    report = fetch_commits(make_source(), store, one_day(), branch=None, with_pull_requests=False)
+    assert [failure.sha for failure in report.failed] == [commits[0].sha]
+    repository.branches["main"].remove(commits[0])  # force-pushed away
+
+    fetch_commits(make_source(), store, one_day(), branch=None, with_pull_requests=False)
+
+    assert store.get_meta(failed_commits_key(REPOSITORY)) == {}

@@ -20,6 +20,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
 from commit_digest.errors import CommitDigestError
+from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteOptions, build_index, generate_pages, paths, sanitize_html
 from commit_digest.site.i18n import Texts
@@ -125,7 +126,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _read_store(self, settings: DigestSettings) -> list[Any]:
+    def _read_store(self, settings: DigestSettings) -> list[CommitRecord]:
         if not settings.cache_dir.is_dir():
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
             return []

@@ -21,7 +21,7 @@ from commit_digest.site.i18n import Texts
 from commit_digest.site.model import GROUP_ORDER, SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.render import render
-from commit_digest.taxonomy import Taxonomy
+from commit_digest.taxonomy import LabelRule, Taxonomy
 
 LABEL_KINDS = ("platforms", "subsystems")
 
@@ -71,7 +71,7 @@ class _Context:
             **values,
         }
 
-    def _rule(self, kind: str, label_id: str):
+    def _rule(self, kind: str, label_id: str) -> LabelRule | None:
         return self.taxonomy.platform(label_id) if kind == "platforms" else self.taxonomy.subsystem(label_id)
 
     def label_name(self, kind: str, label_id: str) -> Markup:

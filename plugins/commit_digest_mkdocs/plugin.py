@@ -7,9 +7,11 @@ and leaves any page a site owner wrote (in docs/ or with mkdocs-gen-files) in pl
 from __future__ import annotations
 
 import html
+import json
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,8 @@ from mkdocs.structure.pages import Page
 from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings, settings_from_mapping
-from commit_digest.site import SiteOptions, build_index, generate_pages, paths, sanitize_html
+from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
+from commit_digest.site.status import STATUS_FILE, site_status
 from commit_digest.site.i18n import Texts
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy, load_taxonomy
@@ -48,6 +51,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self.site_options = SiteOptions()
         self._sanitized: set[str] = set()
         self._titles: dict[str, str] = {}
+        self._index: SiteIndex | None = None
 
     # Before material's search reads the theme language.
     @event_priority(50)
@@ -88,6 +92,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             index = build_index(
                 records, repository=self.settings.repository, zone=self.settings.zone, taxonomy=self.taxonomy
             )
+            self._index = index
             added = skipped = 0
             for spec in generate_pages(index, self.taxonomy, self.site_options):
                 if spec.src_uri in owned:
@@ -123,6 +128,17 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         if page.file.src_uri in self._sanitized:
             return sanitize_html(html)
         return html
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        """Writes the status the page footers show: the build time lives here, not in the pages."""
+        if self._index is None or self.settings is None:
+            return
+        status = site_status(
+            self._index, built_at=datetime.now(self.settings.zone), language=self.settings.language
+        )
+        Path(config.site_dir, STATUS_FILE).write_text(
+            json.dumps(status, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "analyze",
     "stats",
     "import_legacy",
+    "nightly",
 )
 
 EXIT_OK = 0

@@ -15,6 +15,9 @@ from commit_digest.errors import InputError
 from commit_digest.models import REPOSITORY_PATTERN
 
 PLUGIN_NAME = "commit-digest"
+# Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic
+# switch for any plugin); the CLI reads the same block and leaves them out.
+SITE_ONLY_OPTIONS: tuple[str, ...] = ("days_on_home", "page_size", "enabled")
 Language = Literal["zh", "en"]
 
 
@@ -115,17 +118,28 @@ def _construct_unknown(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) ->
 _TolerantLoader.add_multi_constructor("", _construct_unknown)
 
 
-def plugin_options_in(config_file: Path) -> dict[str, Any]:
-    """The ``commit-digest`` plugin's options in an mkdocs.yml ({} when it has none)."""
+def read_mkdocs_yml(config_file: Path) -> dict[str, Any]:
+    """An mkdocs.yml as plain data, without running MkDocs (``!ENV [NAME, default]`` gives a list)."""
     try:
         data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_TolerantLoader)  # noqa: S506
     except OSError as error:
         raise InputError(f"cannot read {config_file}: {error.strerror}") from error
     except yaml.YAMLError as error:
         raise InputError(f"{config_file} is not valid YAML: {error}") from error
-    for entry in (data or {}).get("plugins") or []:
+    if not isinstance(data, dict):
+        raise InputError(f"{config_file} is not a mapping of MkDocs settings")
+    return data
+
+
+def plugin_options_in(config_file: Path) -> dict[str, Any]:
+    """The ``commit-digest`` plugin's settings options in an mkdocs.yml ({} when it has none)."""
+    data = read_mkdocs_yml(config_file)
+    for entry in data.get("plugins") or []:
         if isinstance(entry, Mapping) and PLUGIN_NAME in entry:
-            return dict(entry[PLUGIN_NAME] or {})
+            options = entry[PLUGIN_NAME] or {}
+            if not isinstance(options, Mapping):
+                raise InputError(f"{config_file}: the {PLUGIN_NAME} plugin's options must be a mapping")
+            return {key: value for key, value in options.items() if key not in SITE_ONLY_OPTIONS}
     return {}
 
 

@@ -135,3 +135,12 @@ def test_file_changes_keep_their_patch_state(tmp_path: Path) -> None:
         store.put(record)
     main(["export", "--cache", str(tmp_path / "a"), "-o", str(tmp_path / "x.jsonl")])
     assert '"patch_state":"unavailable"' in (tmp_path / "x.jsonl").read_text()
+
+
+def test_site_only_options_in_mkdocs_yml_do_not_trouble_the_cli(tmp_path: Path) -> None:
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        "site_name: x\nplugins:\n  - commit-digest:\n      page_size: 20\n      days_on_home: 3\n"
+        "      timezone: Asia/Shanghai\n"
+    )
+    assert main(["export", "-f", str(config), "--cache", str(tmp_path / "s")]) == 0

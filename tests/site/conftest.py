@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from commit_digest.models import CommitRecord
+from commit_digest.settings import read_mkdocs_yml
 from commit_digest.store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.factories import sample_records
@@ -35,7 +36,8 @@ class BuiltSite:
 def project_config(**plugin_options: object) -> dict[str, object]:
     """The demo site's mkdocs.yml with the given commit-digest options, plus the Markdown extensions
     a site owner may add (so the escaping is tested against them)."""
-    config = yaml.safe_load((PROJECT / "mkdocs.yml").read_text(encoding="utf-8"))
+    config = read_mkdocs_yml(PROJECT / "mkdocs.yml")
+    config["site_url"] = "https://digest.example.org/"  # the demo reads it from $SITE_URL
     for entry in config["plugins"]:
         if isinstance(entry, dict) and "commit-digest" in entry:
             entry["commit-digest"].update(plugin_options)

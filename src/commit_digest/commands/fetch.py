@@ -101,17 +101,29 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _source(args: argparse.Namespace, settings: DigestSettings) -> CommitSource:
-    if args.source == "git":
-        if args.git_dir is None:
-            raise InputError("--source git needs --git-dir PATH (a local clone)")
+    if args.source == "git" and args.git_dir is None:
+        raise InputError("--source git needs --git-dir PATH (a local clone)")
+    if args.source != "git" and args.git_dir is not None:
+        raise InputError("--git-dir is only read with --source git")
+    return make_source(
+        settings,
+        git_dir=args.git_dir if args.source == "git" else None,
+        github_url=args.github_url,
+        collect_patches=not args.no_patch,
+    )
+
+
+def make_source(
+    settings: DigestSettings, *, git_dir: Path | None, github_url: str | None, collect_patches: bool
+) -> CommitSource:
+    """The local clone when ``git_dir`` is given, else the GitHub API (token from GITHUB_TOKEN)."""
+    if git_dir is not None:
         return GitSource(
             settings.repository,
-            args.git_dir.expanduser(),
-            patch_cap_bytes=None if args.no_patch else settings.github.patch_cap_bytes,
+            git_dir.expanduser(),
+            patch_cap_bytes=settings.github.patch_cap_bytes if collect_patches else None,
         )
-    if args.git_dir is not None:
-        raise InputError("--git-dir is only read with --source git")
-    api_url = args.github_url or os.environ.get("GITHUB_API_URL") or settings.github.api_url
+    api_url = github_url or os.environ.get("GITHUB_API_URL") or settings.github.api_url
     token = (os.environ.get("GITHUB_TOKEN") or "").strip() or None
     return GithubSource(
         settings.repository,
@@ -120,7 +132,7 @@ def _source(args: argparse.Namespace, settings: DigestSettings) -> CommitSource:
         api_url=api_url,
         sleep=time.sleep,
         clock=lambda: datetime.now(UTC),
-        collect_patches=not args.no_patch,
+        collect_patches=collect_patches,
     )
 
 

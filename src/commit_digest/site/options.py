@@ -9,10 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from commit_digest.settings import DigestSettings
-
-# Options only the site uses; ``enabled`` is MkDocs' generic switch for any plugin.
-SITE_ONLY_OPTIONS: tuple[str, ...] = ("days_on_home", "page_size", "enabled")
+from commit_digest.settings import SITE_ONLY_OPTIONS, DigestSettings
 
 
 @dataclass(frozen=True)

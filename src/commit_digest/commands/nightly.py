@@ -1,0 +1,210 @@
+"""`nightly`: the whole night in one command, as the workflow runs it.
+
+restore the store from its durable form → fetch since the last stored commit → analyse what
+is not analysed → save the durable form → `mkdocs build --strict`.
+
+A step that fails (rate limit, LLM outage, GitHub down) is reported and the night goes on:
+what is stored is still published. Exit status 0: complete; 1: partial (published, but
+something is pending and the next night retries it); 2: nothing could be published.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.analysis.offline_pass import analyse_offline
+from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.durable import restore_durable, save_durable
+from commit_digest.errors import CommitDigestError
+from commit_digest.settings import DigestSettings
+from commit_digest.store import AnalysisStore
+from commit_digest.taxonomy import Taxonomy, load_taxonomy
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.nightly")
+
+EXIT_COMPLETE = 0
+EXIT_PARTIAL = 1
+EXIT_FAILED = 2
+
+
+@dataclass
+class StepReport:
+    name: str
+    ok: bool = True
+    lines: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class NightReport:
+    steps: list[StepReport] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return all(step.ok for step in self.steps)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "nightly",
+        help="restore, fetch, analyse, save and build: the whole nightly run",
+        description="Restores the store from its durable form when needed, fetches the commits since the "
+        "last stored one, analyses what is not analysed (LLM when OPENAI_API_KEY is set), saves the durable "
+        "form and runs `mkdocs build --strict`. A failed step still publishes what is stored.",
+    )
+    add_common_options(parser, repository=True)
+    parser.add_argument("--site-dir", type=Path, default=None, metavar="DIR", help="default: site_dir of mkdocs.yml")
+    parser.add_argument(
+        "--durable-dir", type=Path, default=Path("data"), metavar="DIR",
+        help="the durable JSON Lines form (the data branch's worktree; default: data/)",
+    )
+    parser.add_argument("--git-dir", type=Path, default=None, metavar="PATH", help="fetch from a local clone")
+    parser.add_argument("--github-url", default=None, metavar="URL", help="REST API base URL (GitHub Enterprise)")
+    parser.add_argument("--offline", action="store_true", help="no LLM: offline analyses only, on purpose")
+    parser.add_argument("--no-fetch", action="store_true", help="skip fetching (rebuild what is stored)")
+    parser.set_defaults(handler=run_nightly)
+
+
+def run_nightly(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    taxonomy = load_taxonomy(settings.taxonomy, settings.taxonomy_file)
+    console = Console(stderr=True)
+    night = NightReport()
+    durable_dir = args.durable_dir.resolve()
+    with open_store(settings) as store:
+        _step(night, console, "restore", lambda report: _restore(store, durable_dir, report))
+        if not args.no_fetch:
+            _step(night, console, "fetch", lambda report: _fetch(store, settings, args, report))
+        _step(night, console, "analyse", lambda report: _analyse(store, settings, taxonomy, args.offline, report))
+        _step(night, console, "save", lambda report: _save(store, durable_dir, report))
+    built = _step(night, console, "build", lambda report: _build(args, settings, report))
+    verdict = "complete" if night.complete else "partial"
+    if not built:
+        verdict = "failed: the site was not built"
+    console.print(f"nightly: {verdict}", markup=False, highlight=False)
+    if not built:
+        return EXIT_FAILED
+    return EXIT_COMPLETE if night.complete else EXIT_PARTIAL
+
+
+def _step(night: NightReport, console: Console, name: str, body: Callable[[StepReport], None]) -> bool:
+    """Runs one step; its domain errors mark it failed and the night goes on."""
+    report = StepReport(name)
+    started = time.perf_counter()
+    try:
+        body(report)
+    except CommitDigestError as error:
+        report.ok = False
+        report.lines.append(f"failed: {error}")
+    report.seconds = time.perf_counter() - started
+    night.steps.append(report)
+    for line in report.lines or ["done"]:
+        console.print(f"{name}: {line}", markup=False, highlight=False)
+    return report.ok
+
+
+def _restore(store: AnalysisStore, durable_dir: Path, report: StepReport) -> None:
+    if not durable_dir.exists():
+        report.lines.append(f"no durable form at {durable_dir} yet: starting from the store as it is")
+        return
+    result = restore_durable(store, durable_dir)
+    if result.skipped:
+        report.lines.append(f"store already matches {durable_dir} ({len(store)} records)")
+    else:
+        report.lines.append(f"merged {result.records} records from {durable_dir}: {result.changed} new or better")
+
+
+def _fetch(store: AnalysisStore, settings: DigestSettings, args: argparse.Namespace, report: StepReport) -> None:
+    from commit_digest.commands.fetch import make_source
+    from commit_digest.fetch import fetch_commits, window_for_run
+    from commit_digest.legacy.reconcile import reconcile_placeholders
+
+    source = make_source(settings, git_dir=args.git_dir, github_url=args.github_url, collect_patches=True)
+    window = window_for_run(
+        store,
+        settings.repository,
+        None,
+        now=datetime.now(UTC),
+        zone=settings.zone,
+        default_days=settings.github.default_days,
+    )
+    fetched = fetch_commits(
+        source,
+        store,
+        window,
+        branch=settings.github.branch,
+        with_pull_requests=settings.github.fetch_pull_requests,
+        observer=None,
+    )
+    report.lines.append(fetched.summary())
+    report.lines.extend(f"failed: {failure}" for failure in fetched.failed)
+    if fetched.stopped is not None:
+        report.lines.append(f"stopped early: {fetched.stopped}")
+    reconciled = reconcile_placeholders(store, settings.repository)
+    if reconciled:
+        report.lines.append(f"matched {reconciled} legacy placeholder commits with their real commits")
+    report.ok = fetched.complete
+
+
+def _analyse(
+    store: AnalysisStore, settings: DigestSettings, taxonomy: Taxonomy, offline: bool, report: StepReport
+) -> None:
+    if offline:
+        report.lines.append("LLM skipped (--offline)")
+    elif not os.environ.get("OPENAI_API_KEY"):
+        report.ok = False
+        report.lines.append("LLM skipped: OPENAI_API_KEY is not set (pass --offline to mean it)")
+    else:
+        report.ok = _analyse_with_llm(store, settings, taxonomy, report)
+    # Every commit gets at least the offline analysis, so a new day reads well even when the
+    # LLM is down; the failed or pending LLM attempt stays visible next to it.
+    result = analyse_offline(store, OfflineAnalyzer(taxonomy, settings.language), settings.repository)
+    report.lines.append(f"offline analyses for {result.analysed} commits without an analysis")
+
+
+def _analyse_with_llm(store: AnalysisStore, settings: DigestSettings, taxonomy: Taxonomy, report: StepReport) -> bool:
+    from commit_digest.analysis import batch
+    from commit_digest.analysis.llm_analyzer import LlmAnalyzer
+    from commit_digest.analysis.llm_client import LlmClient
+    from commit_digest.analysis.runner import run_analysis, select_records
+
+    client = LlmClient(settings.llm)
+    try:
+        analyzer = LlmAnalyzer(client, settings, taxonomy)
+        records = select_records(
+            store.records(settings.repository),
+            analyzer_name=analyzer.name,
+            zone=settings.zone,
+            exclude=batch.commits_in_open_batches(store),
+        )
+        summary = run_analysis(store, analyzer, records, concurrency=settings.llm.concurrency, console=None)
+    finally:
+        client.close()
+    report.lines.extend(summary.lines())
+    return summary.all_ok
+
+
+def _save(store: AnalysisStore, durable_dir: Path, report: StepReport) -> None:
+    result = save_durable(store, durable_dir)
+    report.lines.append(
+        f"{result.records} records in {durable_dir}: {result.files_written} files written, "
+        f"{result.files_unchanged} unchanged"
+    )
+
+
+def _build(args: argparse.Namespace, settings: DigestSettings, report: StepReport) -> None:
+    from commit_digest.commands.build import build_site
+
+    site = build_site(args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True)
+    report.lines.append(f"site built into {site}")

@@ -1,0 +1,38 @@
+"""The site's status: when it was last built and which days it holds.
+
+It is one small JSON file beside the pages that the footer of every page reads, so that
+the pages themselves do not change from one night to the next when their content does not.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from commit_digest.site.model import SiteIndex
+
+STATUS_FILE = "status.json"
+
+_TEXT = {
+    "zh": "最后更新：{built} · 数据范围：{first} 至 {last}（{days} 天，{commits} 个提交）",
+    "en": "Last updated {built} · data from {first} to {last} ({days} days, {commits} commits)",
+    "zh-empty": "最后更新：{built} · 暂无数据",
+    "en-empty": "Last updated {built} · no data yet",
+}
+
+
+def site_status(index: SiteIndex, *, built_at: datetime, language: str) -> dict[str, object]:
+    """The status document; ``text`` is what the footer shows (it is set as text, never as HTML)."""
+    built = built_at.strftime("%Y-%m-%d %H:%M %Z").strip()
+    days = [day.date for day in index.days]
+    commits = sum(len(day.commits) for day in index.days)
+    if not days:
+        return {"built_at": built_at.isoformat(), "text": _TEXT[f"{language}-empty"].format(built=built)}
+    first, last = min(days).isoformat(), max(days).isoformat()
+    return {
+        "built_at": built_at.isoformat(),
+        "first_day": first,
+        "last_day": last,
+        "days": len(days),
+        "commits": commits,
+        "text": _TEXT[language].format(built=built, first=first, last=last, days=len(days), commits=commits),
+    }

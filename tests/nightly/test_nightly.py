@@ -1,0 +1,175 @@
+"""`commit-digest nightly` end to end, night after night, against the local GitHub and OpenAI
+servers: the real PyGithub and openai clients, a real store, a real strict MkDocs build."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import yaml
+
+from commit_digest.cli import main
+from commit_digest.settings import read_mkdocs_yml
+from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakePull, FakeRepository
+from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
+
+PROJECT = Path(__file__).resolve().parents[2]
+REPOSITORY = "vllm-project/vllm"
+API_KEY = "sk-nightly-test-SECRET-0123456789"
+NOW = datetime.now(UTC).replace(microsecond=0)
+# Files whose bytes legitimately change from one build to the next.
+BUILD_STAMPED = {"status.json", "sitemap.xml.gz"}
+
+
+def fake_commit(number: int, hours_ago: float) -> FakeCommit:
+    title = [
+        "[ROCm][AITER] Fix wrong argument passed to AITER attention",
+        "[Bugfix] Fix bad words with speculative decoding",
+        "[Model] Add Grok-2",
+        "[Doc] Update release docs",
+    ][number % 4]
+    return FakeCommit(
+        sha=f"{number:04x}" + "ab" * 18,
+        message=f"{title} (#{40000 + number})\n\nDetails of change {number}.",
+        committed_at=NOW - timedelta(hours=hours_ago),
+        author_name=f"Dev {number}",
+        author_login=f"dev{number}",
+        files=[FakeFile(f"vllm/v1/core/file_{number}.py", additions=12, deletions=3, patch="@@ -1 +1 @@\n-a\n+b")],
+    )
+
+
+@dataclass
+class Night:
+    root: Path
+    github: FakeGithubServer
+    repository: FakeRepository
+    llm: FakeOpenAIServer
+
+    def configure(self) -> None:
+        """The demo's mkdocs.yml pointed at the local servers."""
+        config = read_mkdocs_yml(PROJECT / "mkdocs.yml")
+        config["site_url"] = "https://digest.example.org/"
+        for entry in config["plugins"]:
+            if isinstance(entry, dict) and "commit-digest" in entry:
+                entry["commit-digest"].update(
+                    cache_dir="cache",
+                    repository=REPOSITORY,
+                    # No retries: the LLM-outage night must not wait for back-offs.
+                    llm={"base_url": self.llm.base_url, "max_retries": 0, "concurrency": 4, "timeout_seconds": 10},
+                    github={"api_url": self.github.url, "default_days": 2},
+                )
+        text = yaml.safe_dump(config, allow_unicode=True, sort_keys=False)
+        (self.root / "mkdocs.yml").write_text(text, encoding="utf-8")
+
+    @property
+    def site(self) -> Path:
+        return self.root / "site"
+
+    def run(self) -> int:
+        return main(
+            [
+                "nightly",
+                "-f", str(self.root / "mkdocs.yml"),
+                "--durable-dir", str(self.root / "data"),
+                "--site-dir", str(self.site),
+            ]
+        )
+
+    def pages(self) -> dict[str, bytes]:
+        return {
+            str(path.relative_to(self.site)): path.read_bytes()
+            for path in sorted(self.site.rglob("*"))
+            if path.is_file() and path.name not in BUILD_STAMPED
+        }
+
+    def commit_page(self, number: int) -> str:
+        return (self.site / "commits" / (f"{number:04x}" + "ab" * 4) / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Night]:
+    root = tmp_path_factory.mktemp("nightly")
+    shutil.copytree(PROJECT / "docs", root / "docs")
+    with FakeGithubServer() as github:
+        repository = github.add_repository(REPOSITORY)
+        for number in range(12):
+            repository.add_commit(fake_commit(number, hours_ago=1 + number * 1.5))
+            repository.add_pull(FakePull(40000 + number, body="PR description", labels=["ready"]))
+        night = Night(root, github, repository, FakeOpenAIServer(analysis_responder()).start())
+        night.configure()
+        try:
+            yield night
+        finally:
+            night.llm.stop()
+
+
+@pytest.fixture(autouse=True)
+def _night_environment(night: Night, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(night.root)  # gen-files scripts are relative to the site's folder
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+
+
+def test_first_night_fetches_analyses_and_builds(night: Night, capsys: pytest.CaptureFixture[str]) -> None:
+    assert night.run() == 0
+    assert len(night.llm.chat_requests) == 12
+    assert (night.root / "data" / "manifest.json").exists()
+    assert list((night.root / "data" / "vllm-project" / "vllm").glob("*.jsonl"))
+    page = night.commit_page(1)
+    assert "修复了调度器在抢占时丢失请求的问题。" in page  # the LLM's analysis
+    assert (night.site / "status.json").exists()
+    assert (night.site / "404.html").exists()
+    output = capsys.readouterr()
+    assert "nightly: complete" in output.err
+
+
+def test_second_night_with_nothing_new_costs_nothing(night: Night) -> None:
+    llm_before, github_before = len(night.llm.chat_requests), len(night.github.requests)
+    assert night.run() == 0
+    assert len(night.llm.chat_requests) == llm_before
+    assert len(night.github.requests) - github_before <= 2
+
+
+def test_a_lost_store_is_restored_from_the_durable_form_alone(night: Night) -> None:
+    before = night.pages()
+    llm_before = len(night.llm.chat_requests)
+    shutil.rmtree(night.root / "cache")
+    assert night.run() == 0
+    assert len(night.llm.chat_requests) == llm_before
+    after = night.pages()
+    assert sorted(after) == sorted(before)
+    changed = [name for name in before if before[name] != after[name]]
+    assert changed == []
+
+
+def test_a_night_with_the_llm_down_publishes_and_marks_the_new_commits(
+    night: Night, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for number in (20, 21):
+        night.repository.add_commit(fake_commit(number, hours_ago=0.2))
+    old_page = night.commit_page(1)
+    night.llm.stop()  # nothing listens on its port any more
+    assert night.run() == 1
+    assert "nightly: partial" in capsys.readouterr().err
+    assert night.commit_page(1) == old_page
+    new_page = night.commit_page(20)
+    assert "较新的一次分析尝试" in new_page and "失败" in new_page
+
+    # The next night the LLM is back: exactly the two marked commits are analysed.
+    night.llm = FakeOpenAIServer(analysis_responder()).start()
+    night.configure()
+    assert night.run() == 0
+    assert len(night.llm.chat_requests) == 2
+    assert "较新的一次分析尝试" not in night.commit_page(20)
+
+
+def test_no_secret_and_no_store_file_reaches_the_site_the_store_or_the_data(night: Night) -> None:
+    for folder in (night.site, night.root / "cache", night.root / "data"):
+        for path in folder.rglob("*"):
+            if path.is_file():
+                assert API_KEY.encode() not in path.read_bytes(), path
+    published = [path.name for path in night.site.rglob("*") if path.is_file()]
+    assert not [name for name in published if name.endswith((".jsonl", ".db", ".db-wal", ".val"))]

@@ -30,5 +30,7 @@ def make_commit(
         body=body,
         files=files
         if files is not None
-        else (FileChange(path=f"vllm/v1/core/module_{number}.py", status=FileStatus.MODIFIED, additions=10, deletions=2),),
+        else (
+            FileChange(path=f"vllm/v1/core/module_{number}.py", status=FileStatus.MODIFIED, additions=10, deletions=2),
+        ),
     )

@@ -25,8 +25,8 @@ from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
-from commit_digest.site.status import STATUS_FILE, site_status
 from commit_digest.site.i18n import Texts
+from commit_digest.site.status import STATUS_FILE, site_status
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy, load_taxonomy
 from commit_digest_mkdocs.config import PluginConfig

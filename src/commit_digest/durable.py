@@ -111,4 +111,3 @@ def _write_atomically(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".partial")
     temporary.write_text(text, encoding="utf-8")
     temporary.replace(path)
-

@@ -7,8 +7,8 @@ reply is an error naming the field instead of data silently dropped.
 from __future__ import annotations
 
 import re
-from datetime import tzinfo
 from datetime import date as Date
+from datetime import tzinfo
 from enum import StrEnum
 from typing import Annotated, Self
 
@@ -270,4 +270,3 @@ class CommitRecord(StrictModel):
     @property
     def status(self) -> AnalysisStatus:
         return self.analysis.provenance.status if self.analysis else AnalysisStatus.PENDING
-

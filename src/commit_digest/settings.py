@@ -97,8 +97,7 @@ def settings_from_mapping(options: Mapping[str, Any], *, where: str) -> DigestSe
         return DigestSettings.model_validate(dict(options))
     except ValidationError as error:
         problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
-            for issue in error.errors()
+            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}" for issue in error.errors()
         )
         raise InputError(f"{where}: invalid commit-digest options: {problems}") from error
 
@@ -121,7 +120,7 @@ _TolerantLoader.add_multi_constructor("", _construct_unknown)
 def read_mkdocs_yml(config_file: Path) -> dict[str, Any]:
     """An mkdocs.yml as plain data, without running MkDocs (``!ENV [NAME, default]`` gives a list)."""
     try:
-        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_TolerantLoader)  # noqa: S506
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_TolerantLoader)
     except OSError as error:
         raise InputError(f"cannot read {config_file}: {error.strerror}") from error
     except yaml.YAMLError as error:

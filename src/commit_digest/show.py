@@ -20,7 +20,8 @@ def format_record(record: CommitRecord, zone: ZoneInfo) -> str:
     lines = [
         plain(commit.title),
         f"  sha        {commit.sha}",
-        f"  author     {plain(commit.author_name)}" + (f" (@{plain(commit.author_login)})" if commit.author_login else ""),
+        f"  author     {plain(commit.author_name)}"
+        + (f" (@{plain(commit.author_login)})" if commit.author_login else ""),
         f"  landed     {commit.committed_at.astimezone(zone).isoformat()} (day {commit.day(zone)})",
         f"  commit     {commit.web_url}",
     ]
@@ -63,7 +64,6 @@ def format_record(record: CommitRecord, zone: ZoneInfo) -> str:
         if analysis.conclusion:
             lines.append(f"conclusion: {plain(analysis.conclusion)}")
     if record.failure is not None:
-        lines.append(
-            f"last attempt: {record.failure.status.value} by {record.failure.analyzer}: {plain(record.failure.error or '')}"
-        )
+        failure = record.failure
+        lines.append(f"last attempt: {failure.status.value} by {failure.analyzer}: {plain(failure.error or '')}")
     return "\n".join(lines)

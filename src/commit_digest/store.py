@@ -92,11 +92,7 @@ class AnalysisStore:
         prefix = sha_prefix.strip().lower()
         if len(prefix) < 4:
             raise StoreError(f"sha prefix {sha_prefix!r} is too short: give at least 4 hex digits")
-        return [
-            record
-            for record in self.records(repository)
-            if record.commit.sha.startswith(prefix)
-        ]
+        return [record for record in self.records(repository) if record.commit.sha.startswith(prefix)]
 
     def repositories(self) -> list[str]:
         names = {key[len(_RECORD_PREFIX) :].rsplit("/", 1)[0] for key in self._record_keys()}
@@ -195,6 +191,4 @@ class AnalysisStore:
         try:
             return CommitRecord.model_validate_json(text)
         except ValidationError as error:
-            raise StoreError(
-                f"{key} in the store at {self.directory} does not match the schema: {error}"
-            ) from error
+            raise StoreError(f"{key} in the store at {self.directory} does not match the schema: {error}") from error

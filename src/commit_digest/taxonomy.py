@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache, cached_property
 from importlib import resources
+from itertools import pairwise
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,8 +79,9 @@ class LabelRule(_Frozen):
         exact = [(word, _word_pattern(word, ignore_case=False)) for word in self.words_exact]
         return tuple(loose + exact)
 
-    def reasons(self, tags: Sequence[str], text_fields: Mapping[str, str], paths: Sequence[str],
-                *, paths_may_count: bool) -> list[str]:
+    def reasons(
+        self, tags: Sequence[str], text_fields: Mapping[str, str], paths: Sequence[str], *, paths_may_count: bool
+    ) -> list[str]:
         found: list[str] = []
         for tag in tags:
             if tag in self._tag_set:
@@ -88,9 +90,9 @@ class LabelRule(_Frozen):
             for path in paths:
                 if self.exclude_paths and self._exclude_spec.match_file(path):
                     continue
-                if self.paths and self._path_spec.match_file(path):
-                    found.append(f"path {path}")
-                elif self._token_set and self._token_set.intersection(path_tokens(path)):
+                if (self.paths and self._path_spec.match_file(path)) or (
+                    self._token_set and self._token_set.intersection(path_tokens(path))
+                ):
                     found.append(f"path {path}")
         for field, text in text_fields.items():
             for word, pattern in self._word_patterns:
@@ -139,8 +141,8 @@ def title_tags(title: str) -> list[str]:
     if run:
         found = [normalize_tag(tag) for tag in _TAG.findall(run.group(1))]
         tags.extend(found)
-        tags.extend(f"{first}][{second}" for first, second in zip(found, found[1:], strict=False))
-    conventional = _CONVENTIONAL.match(title[run.end():] if run else title)
+        tags.extend(f"{first}][{second}" for first, second in pairwise(found))
+    conventional = _CONVENTIONAL.match(title[run.end() :] if run else title)
     if conventional:
         tags.append(normalize_tag(conventional.group(1)))
         if conventional.group(2):
@@ -248,7 +250,9 @@ def _build(base: Mapping[str, Any], override: Mapping[str, Any]) -> Taxonomy:
     if unknown:
         raise TaxonomyError(f"taxonomy override has unknown sections: {', '.join(sorted(unknown))}")
     return Taxonomy(
-        platforms=_rules_from_mapping("platforms", _merge_section(base.get("platforms", {}), override.get("platforms"))),
+        platforms=_rules_from_mapping(
+            "platforms", _merge_section(base.get("platforms", {}), override.get("platforms"))
+        ),
         subsystems=_rules_from_mapping(
             "subsystems", _merge_section(base.get("subsystems", {}), override.get("subsystems"))
         ),

@@ -40,7 +40,9 @@ def test_export_then_import_loses_nothing(tmp_path: Path, capsys: pytest.Capture
     assert "0 new or changed, 25 unchanged" in capsys.readouterr().out
 
 
-def test_export_to_stdout_is_one_sorted_json_line_per_commit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_to_stdout_is_one_sorted_json_line_per_commit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     fill(tmp_path / "a", 5)
     assert main(["export", "--cache", str(tmp_path / "a")]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -97,7 +99,10 @@ def test_classify_reads_json_lines_and_prints_labels(
     import io
 
     lines = [
-        {"title": "[ROCm][AITER] fix wrong argument (#31880)", "files": ["vllm/v1/attention/backends/mla/rocm_aiter_mla.py"]},
+        {
+            "title": "[ROCm][AITER] fix wrong argument (#31880)",
+            "files": ["vllm/v1/attention/backends/mla/rocm_aiter_mla.py"],
+        },
         {"title": "[Doc] Update release docs (#31799)", "files": ["docs/contributing/release.md"]},
         {"title": "Bump deps", "message": "", "files": ["requirements/cuda.txt"]},
     ]
@@ -120,7 +125,9 @@ def test_classify_rejects_a_bad_line_with_its_number(
     assert "<stdin>:2: title: Field required" in capsys.readouterr().err
 
 
-def test_a_bad_setting_in_mkdocs_yml_names_the_file_and_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_setting_in_mkdocs_yml_names_the_file_and_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: x\nplugins:\n  - commit-digest:\n      timezone: Mars/Olympus\n")
     assert main(["export", "-f", str(config), "--cache", str(tmp_path / "s")]) == 2

@@ -99,7 +99,9 @@ def _write_many(directory: str, start: int, count: int) -> None:
             store.merge(CommitRecord(commit=make_commit(number), analysis=analysis("offline")))
             # Both processes also fight over one shared commit.
             store.merge(
-                CommitRecord(commit=make_commit(10_000), analysis=analysis("llm:m" if start else "offline", minutes=number))
+                CommitRecord(
+                    commit=make_commit(10_000), analysis=analysis("llm:m" if start else "offline", minutes=number)
+                )
             )
 
 
@@ -139,4 +141,3 @@ def test_meta_values_are_json(store: AnalysisStore) -> None:
     assert store.get_meta("batch") == {"id": "batch_1", "shas": ["a"]}
     assert store.get_meta("missing") is None
     assert len(store) == 0
-

@@ -73,9 +73,12 @@ class Night:
         return main(
             [
                 "nightly",
-                "-f", str(self.root / "mkdocs.yml"),
-                "--durable-dir", str(self.root / "data"),
-                "--site-dir", str(self.site),
+                "-f",
+                str(self.root / "mkdocs.yml"),
+                "--durable-dir",
+                str(self.root / "data"),
+                "--site-dir",
+                str(self.site),
             ]
         )
 

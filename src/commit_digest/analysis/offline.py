@@ -59,7 +59,8 @@ _TEXT: dict[Language, dict[str, str]] = {
         "area_note": "{files} files, +{additions}/−{deletions} lines",
         "why": "Importance because: {reason}.",
         "compat_default": "Changes a default: deployments relying on the old default should check their configuration.",
-        "compat_removal": "Removes or deprecates existing behaviour: code and configuration relying on it must migrate.",
+        "compat_removal": "Removes or deprecates existing behaviour: "
+        "code and configuration relying on it must migrate.",
         "perf_claim": "Claims a performance improvement; confirm the gain on your own workload with benchmarks.",
         "security": "Touches security-relevant behaviour (such as a leak or input handling); assess it soon.",
         "risk_large": "Large change ({lines} lines): higher regression risk.",
@@ -184,9 +185,13 @@ class OfflineAnalyzer:
             compatibility = text["compat_removal"]
         elif re.search(r"\bdefault\b", commit.title, re.IGNORECASE):
             compatibility = text["compat_default"]
-        security = text["security"] if re.search(
-            r"\b(security|CVE-\d{4}|vulnerab\w*|leak\w*|injection)\b", f"{commit.title}\n{commit.body}", re.I
-        ) else None
+        security = (
+            text["security"]
+            if re.search(
+                r"\b(security|CVE-\d{4}|vulnerab\w*|leak\w*|injection)\b", f"{commit.title}\n{commit.body}", re.I
+            )
+            else None
+        )
         performance = text["perf_claim"] if change_type is ChangeType.PERFORMANCE else None
         return TechnicalInsights(performance=performance, security=security, compatibility=compatibility)
 
@@ -206,9 +211,7 @@ class OfflineAnalyzer:
             risks.append(text["risk_platform"].format(platforms=text["and"].join(platform_names)))
         return risks
 
-    def _recommendations(
-        self, platforms: tuple[Label, ...], subsystems: tuple[Label, ...]
-    ) -> list[Recommendation]:
+    def _recommendations(self, platforms: tuple[Label, ...], subsystems: tuple[Label, ...]) -> list[Recommendation]:
         text = self._text
         advice = [
             Recommendation(

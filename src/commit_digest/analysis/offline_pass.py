@@ -15,7 +15,9 @@ class OfflinePassResult:
     kept: int
 
 
-def analyse_offline(store: AnalysisStore, analyzer: OfflineAnalyzer, repository: str | None = None) -> OfflinePassResult:
+def analyse_offline(
+    store: AnalysisStore, analyzer: OfflineAnalyzer, repository: str | None = None
+) -> OfflinePassResult:
     """Offline analyses for records that lack an ok one; LLM and legacy analyses are kept as they are."""
     analysed = kept = 0
     for record in list(store.records(repository)):

@@ -18,13 +18,34 @@ from commit_digest.taxonomy import title_tags
 _DOC_PATHS = pathspec.GitIgnoreSpec.from_lines(["docs/", "*.md", "*.rst", "examples/", "mkdocs.yaml"])
 _TEST_PATHS = pathspec.GitIgnoreSpec.from_lines(["tests/", "test/", "test_*.py", "*_test.py", "conftest.py"])
 _CI_PATHS = pathspec.GitIgnoreSpec.from_lines(
-    [".buildkite/", ".github/", "docker/", "Dockerfile*", "tools/", ".pre-commit-config.yaml", "cmake/",
-     "CMakeLists.txt", "setup.py", "pyproject.toml"]
+    [
+        ".buildkite/",
+        ".github/",
+        "docker/",
+        "Dockerfile*",
+        "tools/",
+        ".pre-commit-config.yaml",
+        "cmake/",
+        "CMakeLists.txt",
+        "setup.py",
+        "pyproject.toml",
+    ]
 )
 _DEPENDENCY_PATHS = pathspec.GitIgnoreSpec.from_lines(["requirements/", "requirements*.txt", "uv.lock"])
 _CORE_PATHS = pathspec.GitIgnoreSpec.from_lines(
-    ["vllm/v1/core/", "vllm/v1/engine/", "vllm/engine/", "vllm/v1/worker/", "vllm/config/", "vllm/v1/attention/",
-     "vllm/attention/", "vllm/distributed/", "vllm/v1/executor/", "vllm/forward_context.py", "vllm/envs.py"]
+    [
+        "vllm/v1/core/",
+        "vllm/v1/engine/",
+        "vllm/engine/",
+        "vllm/v1/worker/",
+        "vllm/config/",
+        "vllm/v1/attention/",
+        "vllm/attention/",
+        "vllm/distributed/",
+        "vllm/v1/executor/",
+        "vllm/forward_context.py",
+        "vllm/envs.py",
+    ]
 )
 _NEW_MODEL_FILE = pathspec.GitIgnoreSpec.from_lines(["vllm/model_executor/models/*.py"])
 
@@ -47,14 +68,28 @@ _WORD_TYPES: tuple[tuple[ChangeType, re.Pattern[str]], ...] = (
     (ChangeType.PERFORMANCE, re.compile(r"\b(speed[- ]?up|faster|optimi[sz]e[ds]?|perf|throughput|latency)\b", re.I)),
     (ChangeType.DEPRECATION, re.compile(r"\b(deprecat\w*|remove[sd]? (support|the|deprecated)|drop support)\b", re.I)),
     (ChangeType.DEPENDENCY, re.compile(r"\b(bump|upgrade|pin|unpin)\b.*\b(version|to \d|==|>=)", re.I)),
-    (ChangeType.REFACTOR, re.compile(
-        r"\b(refactor\w*|clean ?up|cleanup|rename|move|migrate|simplify|standardi[sz]e"
-        r"|remove (redundant|unused|dead|duplicate)\w*)\b", re.I)),
-    (ChangeType.CONFIG, re.compile(
-        r"\b(env(ironment)? var(iable)?s?|config option|configurable|the default|by default|as default)\b", re.I)),
-    (ChangeType.FEATURE, re.compile(r"\b(add|adds|added|support|supports|enable|enables|implement|introduce|new)\b", re.I)),
+    (
+        ChangeType.REFACTOR,
+        re.compile(
+            r"\b(refactor\w*|clean ?up|cleanup|rename|move|migrate|simplify|standardi[sz]e"
+            r"|remove (redundant|unused|dead|duplicate)\w*)\b",
+            re.I,
+        ),
+    ),
+    (
+        ChangeType.CONFIG,
+        re.compile(
+            r"\b(env(ironment)? var(iable)?s?|config option|configurable|the default|by default|as default)\b", re.I
+        ),
+    ),
+    (
+        ChangeType.FEATURE,
+        re.compile(r"\b(add|adds|added|support|supports|enable|enables|implement|introduce|new)\b", re.I),
+    ),
 )
-_DEFAULT_CHANGE = re.compile(r"\b(by default|the default|as default|default to|change default|make .{1,60} default)\b", re.I)
+_DEFAULT_CHANGE = re.compile(
+    r"\b(by default|the default|as default|default to|change default|make .{1,60} default)\b", re.I
+)
 _SECURITY = re.compile(r"\b(security|CVE-\d{4}|vulnerab\w*|leak(ing|s)?|sanitiz\w*|injection)\b", re.I)
 _NEW_MODEL = re.compile(r"\b(add|support|enable)\b.{0,80}\bmodels?\b|\bnew model\b", re.I)
 
@@ -66,7 +101,7 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Judgement(Generic[T]):  # noqa: UP046 - Python 3.11 has no PEP 695 syntax
+class Judgement(Generic[T]):
     value: T
     rule: str
 
@@ -113,11 +148,15 @@ def infer_importance(commit: Commit, change_type: ChangeType) -> Judgement[Impor
     if _DEFAULT_CHANGE.search(commit.title):
         return Judgement(Importance.HIGH, "changes a default")
     added_model_files = [
-        change.path for change in commit.files
+        change.path
+        for change in commit.files
         if change.status is FileStatus.ADDED and _NEW_MODEL_FILE.match_file(change.path)
     ]
-    if added_model_files or (change_type is ChangeType.FEATURE and _NEW_MODEL.search(commit.title)
-                             and "model" in " ".join(title_tags(commit.title))):
+    if added_model_files or (
+        change_type is ChangeType.FEATURE
+        and _NEW_MODEL.search(commit.title)
+        and "model" in " ".join(title_tags(commit.title))
+    ):
         return Judgement(Importance.HIGH, "adds support for a new model")
     core_lines = sum(
         change.additions + change.deletions for change in commit.files if _CORE_PATHS.match_file(change.path)
@@ -142,4 +181,3 @@ def bare_title(title: str) -> str:
     """The title without its tags, conventional prefix and PR number."""
     bare = _PR_SUFFIX.sub("", _CONVENTIONAL_PREFIX.sub("", _TAG_PREFIX.sub("", title)))
     return bare.strip() or title.strip()
-

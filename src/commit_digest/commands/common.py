@@ -15,12 +15,18 @@ DEFAULT_CONFIG = Path("mkdocs.yml")
 
 def add_common_options(parser: argparse.ArgumentParser, *, repository: bool = False) -> None:
     parser.add_argument(
-        "-f", "--config-file", type=Path, default=None, metavar="MKDOCS_YML",
+        "-f",
+        "--config-file",
+        type=Path,
+        default=None,
+        metavar="MKDOCS_YML",
         help="read settings from this mkdocs.yml (default: ./mkdocs.yml when it exists)",
     )
     parser.add_argument("--cache", type=Path, default=None, metavar="DIR", help="the analysis store (default: cache/)")
     if repository:
-        parser.add_argument("--repo", default=None, metavar="OWNER/NAME", help="the repository (default: from settings)")
+        parser.add_argument(
+            "--repo", default=None, metavar="OWNER/NAME", help="the repository (default: from settings)"
+        )
 
 
 def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSettings:

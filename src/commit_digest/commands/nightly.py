@@ -66,7 +66,10 @@ def register(subparsers: Any) -> None:
     add_common_options(parser, repository=True)
     parser.add_argument("--site-dir", type=Path, default=None, metavar="DIR", help="default: site_dir of mkdocs.yml")
     parser.add_argument(
-        "--durable-dir", type=Path, default=Path("data"), metavar="DIR",
+        "--durable-dir",
+        type=Path,
+        default=Path("data"),
+        metavar="DIR",
         help="the durable JSON Lines form (the data branch's worktree; default: data/)",
     )
     parser.add_argument("--git-dir", type=Path, default=None, metavar="PATH", help="fetch from a local clone")

@@ -15,7 +15,8 @@ from commit_digest.show import format_record
 
 def register(subparsers: Any) -> None:
     importer = subparsers.add_parser(
-        "import", help="load JSON Lines (an export, or the embedded sample) into the store",
+        "import",
+        help="load JSON Lines (an export, or the embedded sample) into the store",
         description="Validates every line of every file first: a bad file stores nothing.",
     )
     add_common_options(importer)
@@ -52,7 +53,9 @@ def run_import(args: argparse.Namespace) -> int:
     with open_store(settings) as store:
         total = sum(len(batch) for batch in batches)
         changed = sum(store.merge_all(batch, force=args.force) for batch in batches)
-        print(f"imported {total} records into {settings.cache_dir}: {changed} new or changed, {total - changed} unchanged")
+        print(
+            f"imported {total} records into {settings.cache_dir}: {changed} new or changed, {total - changed} unchanged"
+        )
     return 0
 
 

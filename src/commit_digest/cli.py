@@ -50,11 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(levelname)s %(message)s",
-        stream=sys.stderr,
-    )
+    level = logging.DEBUG if args.verbose else logging.INFO
+    logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
+    # Libraries that set their own loggers to DEBUG (jieba) must not flood the output.
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(level)
     try:
         return int(args.handler(args))
     except CommitDigestError as error:

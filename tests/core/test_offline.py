@@ -118,8 +118,12 @@ def test_the_analysis_is_complete_deterministic_and_labelled(analyzer: OfflineAn
     assert [label.id for label in first.platforms] == ["rocm"]
     assert "attention" in [label.id for label in first.subsystems]
     assert all(label.reason for label in first.platforms + first.subsystems)
-    assert first.summary[0].startswith("缺陷修复：fix wrong argument")
-    assert "Use return_lse instead of return_softmax_lse." in first.summary
+    # The title is on the page already: the summary is what the message and the files add.
+    assert first.summary == (
+        "Use return_lse instead of return_softmax_lse.",
+        "共改动 1 个文件（+2/−2 行），主要涉及 vllm/v1/attention/backends/。",
+    )
+    assert "重要程度依据：产品代码中的缺陷修复。" in first.conclusion
     assert not any("Signed-off-by" in point for point in first.summary)
     assert first.impact_scope[0].area == "vllm/v1/attention/backends/"
 
@@ -127,8 +131,11 @@ def test_the_analysis_is_complete_deterministic_and_labelled(analyzer: OfflineAn
 def test_english_is_one_setting_away() -> None:
     result = OfflineAnalyzer(load_taxonomy(), "en").analyze(make_commit(3))
     assert result.provenance.language == "en"
-    assert result.summary[0].startswith("Bug fix: Fix thing number 3")
+    assert result.summary == ("Changes 1 files (+10/−2 lines), mainly in vllm/v1/core/.",)
     assert "Offline rule-based analysis" in result.conclusion
+    assert "Importance because: Bug fix in product code." in result.conclusion
+    titled = OfflineAnalyzer(load_taxonomy(), "en").analyze(make_commit(4, files=()))
+    assert titled.summary == ("Bug fix: Fix thing number 4",)
 
 
 def test_text_is_cut_at_a_sentence_end_never_mid_word() -> None:

@@ -109,6 +109,33 @@ CHANGE_TYPE_NAMES: dict[Language, dict[ChangeType, str]] = {
         ChangeType.OTHER: "Other",
     },
 }
+# Why the offline rules chose an importance, worded per language (keys from offline_rules).
+IMPORTANCE_REASONS: dict[Language, dict[str, str]] = {
+    "zh": {
+        "docs_test_ci": "文档、测试或 CI 改动",
+        "security": "涉及安全（泄露、注入、CVE）",
+        "removal": "移除或弃用了用户可能依赖的行为",
+        "default": "改变了默认值",
+        "new_model": "新增模型支持",
+        "large_core": "对引擎核心的大改动（{lines} 行）",
+        "revert": "回滚了之前的改动",
+        "small_kind": "小规模的{kind}改动（{lines} 行）",
+        "small": "小改动（{lines} 行）",
+        "product": "产品代码中的{kind}",
+    },
+    "en": {
+        "docs_test_ci": "documentation, test or CI change",
+        "security": "touches security (leak, injection, CVE)",
+        "removal": "removes or deprecates behaviour users may rely on",
+        "default": "changes a default",
+        "new_model": "adds support for a new model",
+        "large_core": "large change to the engine core ({lines} lines)",
+        "revert": "reverts an earlier change",
+        "small_kind": "small {kind} change ({lines} lines)",
+        "small": "small change ({lines} lines)",
+        "product": "{kind} in product code",
+    },
+}
 IMPORTANCE_NAMES: dict[Language, dict[Importance, str]] = {
     "zh": {Importance.HIGH: "高", Importance.MEDIUM: "中", Importance.LOW: "低"},
     "en": {Importance.HIGH: "high", Importance.MEDIUM: "medium", Importance.LOW: "low"},
@@ -132,8 +159,8 @@ class OfflineAnalyzer:
         labels = classify(commit.title, commit.body, [change.path for change in commit.files], self._taxonomy)
         type_name = CHANGE_TYPE_NAMES[self._language][change_type.value]
         impact = impact_areas(commit, text["area_note"])
-        summary = [text["lead"].format(type=type_name, title=bare_title(commit.title))]
-        summary += message_points(commit.body)[: MAX_SUMMARY_BULLETS - 2]
+        # The title is on the page already: the summary says what the message and files add.
+        summary = message_points(commit.body)[: MAX_SUMMARY_BULLETS - 1]
         if commit.files:
             summary.append(
                 text["files"].format(
@@ -143,6 +170,8 @@ class OfflineAnalyzer:
                     areas=text["and"].join(item.area for item in impact[:3]),
                 )
             )
+        if not summary:
+            summary.append(text["lead"].format(type=type_name, title=bare_title(commit.title)))
         platform_names = [self._platform_name(label.id) for label in labels.platforms]
         return Analysis(
             change_type=change_type.value,
@@ -157,7 +186,7 @@ class OfflineAnalyzer:
                     text["conclusion"].format(
                         type=type_name, importance=IMPORTANCE_NAMES[self._language][importance.value]
                     ),
-                    text["why"].format(reason=importance.rule),
+                    text["why"].format(reason=self._importance_reason(importance.rule, importance.details)),
                 ]
             ),
             platforms=labels.platforms,
@@ -169,6 +198,13 @@ class OfflineAnalyzer:
                 language=self._language,
             ),
         )
+
+    def _importance_reason(self, rule: str, details: dict[str, object]) -> str:
+        values = {
+            name: CHANGE_TYPE_NAMES[self._language][value] if isinstance(value, ChangeType) else value
+            for name, value in details.items()
+        }
+        return IMPORTANCE_REASONS[self._language][rule].format(**values)
 
     def _platform_name(self, label_id: str) -> str:
         rule = self._taxonomy.platform(label_id)

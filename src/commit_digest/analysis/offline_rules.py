@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import pathspec
@@ -101,9 +101,12 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Judgement(Generic[T]):
+class Judgement(Generic[T]):  # noqa: UP046 - Python 3.11 has no PEP 695 syntax
+    """An answer with the rule that gave it: a key the analyzer words in the output language."""
+
     value: T
     rule: str
+    details: dict[str, object] = field(default_factory=dict)
 
 
 def only(paths: Sequence[str], spec: pathspec.PathSpec) -> bool:
@@ -140,13 +143,13 @@ def infer_importance(commit: Commit, change_type: ChangeType) -> Judgement[Impor
     if change_type in (ChangeType.DOCS, ChangeType.TEST, ChangeType.CI_BUILD) or only(
         paths, pathspec.GitIgnoreSpec(_DOC_PATHS.patterns + _TEST_PATHS.patterns + _CI_PATHS.patterns)
     ):
-        return Judgement(Importance.LOW, "documentation, test or CI change")
+        return Judgement(Importance.LOW, "docs_test_ci")
     if _SECURITY.search(text):
-        return Judgement(Importance.HIGH, "touches security (leak, injection, CVE)")
+        return Judgement(Importance.HIGH, "security")
     if change_type is ChangeType.DEPRECATION:
-        return Judgement(Importance.HIGH, "removes or deprecates behaviour users may rely on")
+        return Judgement(Importance.HIGH, "removal")
     if _DEFAULT_CHANGE.search(commit.title):
-        return Judgement(Importance.HIGH, "changes a default")
+        return Judgement(Importance.HIGH, "default")
     added_model_files = [
         change.path
         for change in commit.files
@@ -157,19 +160,19 @@ def infer_importance(commit: Commit, change_type: ChangeType) -> Judgement[Impor
         and _NEW_MODEL.search(commit.title)
         and "model" in " ".join(title_tags(commit.title))
     ):
-        return Judgement(Importance.HIGH, "adds support for a new model")
+        return Judgement(Importance.HIGH, "new_model")
     core_lines = sum(
         change.additions + change.deletions for change in commit.files if _CORE_PATHS.match_file(change.path)
     )
     if core_lines >= LARGE_CORE_CHANGE_LINES:
-        return Judgement(Importance.HIGH, f"large change to the engine core ({core_lines} lines)")
+        return Judgement(Importance.HIGH, "large_core", {"lines": core_lines})
     if change_type is ChangeType.REVERT:
-        return Judgement(Importance.MEDIUM, "reverts an earlier change")
+        return Judgement(Importance.MEDIUM, "revert")
     if change_type in (ChangeType.REFACTOR, ChangeType.OTHER, ChangeType.CONFIG) and lines < 100:
-        return Judgement(Importance.LOW, f"small {change_type.value} change ({lines} lines)")
+        return Judgement(Importance.LOW, "small_kind", {"kind": change_type, "lines": lines})
     if lines and lines < SMALL_CHANGE_LINES and change_type not in (ChangeType.BUGFIX, ChangeType.DEPENDENCY):
-        return Judgement(Importance.LOW, f"small change ({lines} lines)")
-    return Judgement(Importance.MEDIUM, f"{change_type.value} in product code")
+        return Judgement(Importance.LOW, "small", {"lines": lines})
+    return Judgement(Importance.MEDIUM, "product", {"kind": change_type})
 
 
 _TAG_PREFIX = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\]\s*:?\s*)+")

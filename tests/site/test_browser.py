@@ -98,3 +98,12 @@ def test_day_page_with_every_payload_runs_none_of_them(dump_dom) -> None:
     assert not re.search(r"<[a-z][^>]*\son(error|mouseover)\s*=", dom, re.I)
     # The payload text is on the page as text.
     assert "payload 5 pipe | in | cell" in html.unescape(re.sub(r"<[^>]+>", "", dom))
+
+
+def test_footer_shows_the_last_update_and_the_data_window(dump_dom) -> None:
+    dom = dump_dom("")
+    footer = re.search(r'<div[^>]*data-digest-status="[^"]*"[^>]*>(.*?)</div>', dom, re.S)
+    assert footer, "the footer's status element is missing"
+    text = html.unescape(footer.group(1))
+    assert text.startswith("最后更新：") and "数据范围：" in text, text
+    assert re.search(r"\d{4}-\d{2}-\d{2} 至 \d{4}-\d{2}-\d{2}", text), text

@@ -133,7 +133,7 @@ def test_english_is_one_setting_away() -> None:
     assert result.provenance.language == "en"
     assert result.summary == ("Changes 1 files (+10/−2 lines), mainly in vllm/v1/core/.",)
     assert "Offline rule-based analysis" in result.conclusion
-    assert "Importance because: Bug fix in product code." in result.conclusion
+    assert "Importance because: bug fix in product code." in result.conclusion
     titled = OfflineAnalyzer(load_taxonomy(), "en").analyze(make_commit(4, files=()))
     assert titled.summary == ("Bug fix: Fix thing number 4",)
 

@@ -16,7 +16,6 @@ from commit_digest.models import (
     ChangeType,
     Commit,
     ImpactItem,
-    Importance,
     Label,
     Provenance,
     Recommendation,
@@ -24,6 +23,7 @@ from commit_digest.models import (
 )
 from commit_digest.settings import Language
 from commit_digest.taxonomy import Taxonomy, classify
+from commit_digest.vocabulary import IMPORTANCE_NAMES, change_type_name
 
 OFFLINE_RULES_VERSION = "offline-1"
 MAX_SUMMARY_BULLETS = 4
@@ -79,36 +79,6 @@ _TEXT: dict[Language, dict[str, str]] = {
     },
 }
 
-CHANGE_TYPE_NAMES: dict[Language, dict[ChangeType, str]] = {
-    "zh": {
-        ChangeType.FEATURE: "新功能",
-        ChangeType.BUGFIX: "缺陷修复",
-        ChangeType.PERFORMANCE: "性能优化",
-        ChangeType.REFACTOR: "重构",
-        ChangeType.DOCS: "文档",
-        ChangeType.TEST: "测试",
-        ChangeType.CI_BUILD: "CI/构建",
-        ChangeType.CONFIG: "配置",
-        ChangeType.DEPENDENCY: "依赖",
-        ChangeType.DEPRECATION: "弃用/移除",
-        ChangeType.REVERT: "回滚",
-        ChangeType.OTHER: "其他",
-    },
-    "en": {
-        ChangeType.FEATURE: "Feature",
-        ChangeType.BUGFIX: "Bug fix",
-        ChangeType.PERFORMANCE: "Performance",
-        ChangeType.REFACTOR: "Refactor",
-        ChangeType.DOCS: "Documentation",
-        ChangeType.TEST: "Tests",
-        ChangeType.CI_BUILD: "CI/build",
-        ChangeType.CONFIG: "Configuration",
-        ChangeType.DEPENDENCY: "Dependencies",
-        ChangeType.DEPRECATION: "Deprecation/removal",
-        ChangeType.REVERT: "Revert",
-        ChangeType.OTHER: "Other",
-    },
-}
 # Why the offline rules chose an importance, worded per language (keys from offline_rules).
 IMPORTANCE_REASONS: dict[Language, dict[str, str]] = {
     "zh": {
@@ -136,10 +106,6 @@ IMPORTANCE_REASONS: dict[Language, dict[str, str]] = {
         "product": "{kind} in product code",
     },
 }
-IMPORTANCE_NAMES: dict[Language, dict[Importance, str]] = {
-    "zh": {Importance.HIGH: "高", Importance.MEDIUM: "中", Importance.LOW: "低"},
-    "en": {Importance.HIGH: "high", Importance.MEDIUM: "medium", Importance.LOW: "low"},
-}
 
 
 class OfflineAnalyzer:
@@ -157,7 +123,8 @@ class OfflineAnalyzer:
         change_type = infer_change_type(commit)
         importance = infer_importance(commit, change_type.value)
         labels = classify(commit.title, commit.body, [change.path for change in commit.files], self._taxonomy)
-        type_name = CHANGE_TYPE_NAMES[self._language][change_type.value]
+        name = change_type_name(change_type.value, self._language)
+        type_name = name[:1].upper() + name[1:]  # it opens a sentence
         impact = impact_areas(commit, text["area_note"])
         # The title is on the page already: the summary says what the message and files add.
         summary = message_points(commit.body)[: MAX_SUMMARY_BULLETS - 1]
@@ -201,7 +168,7 @@ class OfflineAnalyzer:
 
     def _importance_reason(self, rule: str, details: dict[str, object]) -> str:
         values = {
-            name: CHANGE_TYPE_NAMES[self._language][value] if isinstance(value, ChangeType) else value
+            name: change_type_name(value, self._language) if isinstance(value, ChangeType) else value
             for name, value in details.items()
         }
         return IMPORTANCE_REASONS[self._language][rule].format(**values)

@@ -101,7 +101,7 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Judgement(Generic[T]):  # noqa: UP046 - Python 3.11 has no PEP 695 syntax
+class Judgement(Generic[T]):
     """An answer with the rule that gave it: a key the analyzer words in the output language."""
 
     value: T

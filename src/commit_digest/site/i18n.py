@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from commit_digest.site.escape import inline_text
+from commit_digest.vocabulary import change_type_name
 
 _TEXT: dict[str, tuple[str, str]] = {
     # key: (zh, en)
@@ -128,21 +129,6 @@ _TEXT: dict[str, tuple[str, str]] = {
     "unknown_label": ("（分类表中没有此标签）", "(not in the taxonomy)"),
 }
 
-_CHANGE_TYPES: dict[str, tuple[str, str]] = {
-    "feature": ("新功能", "feature"),
-    "bugfix": ("缺陷修复", "bug fix"),
-    "performance": ("性能优化", "performance"),
-    "refactor": ("重构", "refactor"),
-    "docs": ("文档", "docs"),
-    "test": ("测试", "test"),
-    "ci-build": ("CI/构建", "CI/build"),
-    "config": ("配置", "config"),
-    "dependency": ("依赖", "dependency"),
-    "deprecation": ("弃用/移除", "deprecation/removal"),
-    "revert": ("回滚", "revert"),
-    "other": ("其他", "other"),
-}
-
 LANGUAGES = ("zh", "en")
 
 
@@ -155,9 +141,6 @@ class Texts:
         self.language = language
         index = LANGUAGES.index(language)
         self._text: Mapping[str, str] = MappingProxyType({key: pair[index] for key, pair in _TEXT.items()})
-        self._types: Mapping[str, str] = MappingProxyType(
-            {key: pair[index] for key, pair in _CHANGE_TYPES.items()}
-        )
 
     def __call__(self, key: str, **values: object) -> Markup:
         """A label with ``values`` filled in; values that are not Markup go through the escaping path."""
@@ -170,4 +153,4 @@ class Texts:
         return Markup(template.format(**safe))
 
     def change_type(self, value: str) -> Markup:
-        return Markup(self._types.get(value, value))
+        return Markup(escape(change_type_name(value, self.language)))

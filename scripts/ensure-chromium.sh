@@ -2,7 +2,8 @@
 # The browser tests drive Debian's chromium; install it when it is missing.
 # Never downloads a browser build of its own: only the distribution package.
 set -euo pipefail
-if command -v chromium >/dev/null 2>&1; then
+if [ -n "${CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1 \
+  || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1; then
   exit 0
 fi
 if [ "$(id -u)" != "0" ]; then

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import html
+import os
 import re
+import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -22,7 +24,12 @@ from tests.site.factories import PAYLOADS, sha_for
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
+# Debian's chromium here; $CHROMIUM or another name where the machine has it elsewhere
+# (GitHub's Ubuntu runners ship chromium-browser or google-chrome).
+_FOUND = os.environ.get("CHROMIUM") or next(
+    (found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))), None
+)
+CHROMIUM = Path(_FOUND or "/usr/bin/chromium")
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",

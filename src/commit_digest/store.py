@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import uuid
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +29,9 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.store")
 
 _RECORD_PREFIX = "commit/"
 _META_PREFIX = "meta/"
+# Changes whenever a record does: lets a build tell "nothing changed" without reading the store.
+_REVISION_KEY = "revision/counter"
+_IDENTITY_KEY = "revision/store-id"
 DEFAULT_SIZE_LIMIT = 2**40  # far above any archive: the limit must never be what stops a write
 
 
@@ -149,9 +153,25 @@ class AnalysisStore:
         (a legacy placeholder once its real commit is stored), never to drop an analysis."""
         key = record_key(repository, sha)
         try:
-            return bool(self._cache.delete(key, retry=True))
+            with self._cache.transact():
+                deleted = bool(self._cache.delete(key, retry=True))
+                if deleted:
+                    self._cache.incr(_REVISION_KEY, retry=True)
+                return deleted
         except sqlite3.Error as error:
             raise StoreError(f"cannot delete {key} from the store at {self.directory}: {error}") from error
+
+    def revision(self) -> str:
+        """An opaque token that changes whenever any record is written or deleted.
+
+        It names this store (a random id made when the store was created) and counts its
+        record writes, so a store deleted and rebuilt never repeats an old token.
+        """
+        try:
+            self._cache.add(_IDENTITY_KEY, uuid.uuid4().hex, retry=True)
+            return f"{self._cache.get(_IDENTITY_KEY, retry=True)}:{self._cache.get(_REVISION_KEY, 0, retry=True)}"
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read the revision of the store at {self.directory}: {error}") from error
 
     # -- metadata: small JSON values the pipeline keeps between runs ---------------------
 
@@ -183,6 +203,11 @@ class AnalysisStore:
 
     def _write(self, key: str, text: str) -> None:
         try:
+            if key.startswith(_RECORD_PREFIX):
+                with self._cache.transact():
+                    self._cache.set(key, text, retry=True)
+                    self._cache.incr(_REVISION_KEY, retry=True)
+                return
             self._cache.set(key, text, retry=True)
         except sqlite3.Error as error:
             raise StoreError(f"cannot write {key} to the store at {self.directory}: {error}") from error

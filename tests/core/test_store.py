@@ -141,3 +141,23 @@ def test_meta_values_are_json(store: AnalysisStore) -> None:
     assert store.get_meta("batch") == {"id": "batch_1", "shas": ["a"]}
     assert store.get_meta("missing") is None
     assert len(store) == 0
+
+
+def test_the_revision_changes_with_every_record_write_and_only_then(tmp_path: Path) -> None:
+    with AnalysisStore(tmp_path / "r") as store:
+        empty = store.revision()
+        commit = make_commit(1)
+        store.merge(CommitRecord(commit=commit))
+        after_add = store.revision()
+        assert after_add != empty
+        assert not store.merge(CommitRecord(commit=commit))  # nothing changed: nothing written
+        store.set_meta("note", {"x": 1})
+        assert store.revision() == after_add
+        store.set_analysis(commit.repository, commit.sha, analysis("offline"))
+        after_analysis = store.revision()
+        assert after_analysis != after_add
+        store.delete(commit.repository, commit.sha)
+        assert store.revision() != after_analysis
+    # A store made anew never repeats an old token, even with the same number of writes.
+    with AnalysisStore(tmp_path / "other") as other:
+        assert other.revision() != empty

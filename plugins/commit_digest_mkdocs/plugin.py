@@ -23,6 +23,8 @@ from mkdocs.structure.pages import Page
 
 from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
+from commit_digest.search import search_documents, search_files, search_names
+from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
 from commit_digest.site.i18n import Texts
@@ -107,6 +109,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 self._sanitized.add(spec.src_uri)
                 self._titles[spec.src_uri] = spec.title
                 added += 1
+            self._add_search_files(files, config, owned)
         logger.info(
             "commit-digest: %s pages from %s commits (%s left to hand-written pages)",
             added,
@@ -139,6 +142,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         Path(config.site_dir, STATUS_FILE).write_text(
             json.dumps(status, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
         )
+        self._write_search_index(config)
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -149,6 +153,34 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         with AnalysisStore(settings.cache_dir) as store:
             return list(store.records(settings.repository))
 
+    def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:
+        """The search page and its client; a site owner's own page at that path wins."""
+        language = self.site_options.language
+        if SEARCH_PAGE not in owned:
+            files.append(File.generated(config, SEARCH_PAGE, content=search_page_markdown(language)))
+        for path in (SCRIPT, STYLE):
+            if path not in owned:
+                files.append(File.generated(config, path, content=asset(path)))
+
+    def _write_search_index(self, config: MkDocsConfig) -> None:
+        """The sharded search index under search/, built one quarter at a time."""
+        assert self._index is not None and self.taxonomy is not None
+        target = Path(config.site_dir, "search")
+        commit_page = paths.commit_page("{sha}")
+        commit_url = commit_page[: -len(".md")] + ("/" if config.use_directory_urls else ".html")
+        count = size = 0
+        for relative, content in search_files(
+            search_documents(self._index, self.taxonomy),
+            search_names(self.taxonomy, self.site_options.language),
+            commit_url=commit_url,
+        ):
+            path = target / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+            count += 1
+            size += len(content)
+        logger.info("commit-digest: search index of %s files, %s bytes", count, size)
+
     def _navigation(self, files: Files) -> list[Any]:
         """Home, archive, platforms, subsystems and the site owner's pages; never days or commits."""
         texts = Texts(self.site_options.language)
@@ -158,7 +190,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             {str(texts("nav_platforms")): paths.PLATFORMS_INDEX},
             {str(texts("nav_subsystems")): paths.SUBSYSTEMS_INDEX},
         ]
-        listed = _NAV_PAGES
+        if files.get_file_from_path(SEARCH_PAGE) is not None:
+            nav.append({str(texts("nav_search")): SEARCH_PAGE})
+        listed = _NAV_PAGES | {SEARCH_PAGE}
         own_pages = sorted(
             file.src_uri
             for file in files.documentation_pages()

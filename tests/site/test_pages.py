@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
+from commit_digest.search.index import decode_shard
 from tests.site.conftest import OVERRIDE_TEXT, BuiltSite
 from tests.site.factories import sha_for
 from tests.site.html import article, headings, hrefs, tables, visible_text
@@ -154,6 +156,7 @@ def test_navigation_lists_sections_never_days_or_commits(zh_site: BuiltSite) -> 
         "归档",
         "平台",
         "子系统",
+        "搜索",
         "关于本站",
         "弃用与移除",
     ]
@@ -193,8 +196,14 @@ def test_language_en_switches_generated_text_and_theme(en_site: BuiltSite) -> No
     assert "Deprecations and removals" in visible_text(article(en_site.page("deprecations")))
 
 
-def test_search_index_holds_chinese_and_english_words(zh_site: BuiltSite) -> None:
-    index = (zh_site.site / "search" / "search_index.json").read_text(encoding="utf-8")
-    assert '"lang":["zh","en"]' in index.replace(" ", "")
-    assert "\\u200b" in index  # jieba segmented the Chinese text
-    assert "MXFP4" in index
+def test_search_is_our_sharded_index_not_materials(zh_site: BuiltSite) -> None:
+    assert not (zh_site.site / "search" / "search_index.json").exists()
+    manifest = json.loads((zh_site.site / "search" / "manifest.json").read_text(encoding="utf-8"))
+    [partition] = [part for part in manifest["partitions"] if part["id"] == "2026q1"]
+    shards = sorted((zh_site.site / "search" / "2026q1" / "s").glob("*.bin"))
+    assert len(shards) == partition["shards"]
+    grams = {gram for shard in shards for gram in decode_shard(shard.read_bytes())}
+    assert {"mxf", "fp4", "缓", "洞察"} <= grams  # English trigrams, Chinese characters and bigrams
+    page = zh_site.page("search")
+    assert 'id="digest-search-input"' in page and "assets/digest-search.js" in page
+    assert re.search(r'href="search/"[^>]*>\s*搜索', zh_site.page(""))  # in the navigation

@@ -17,6 +17,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "nav_archive": ("归档", "Archive"),
     "nav_platforms": ("平台", "Platforms"),
     "nav_subsystems": ("子系统", "Subsystems"),
+    "nav_search": ("搜索", "Search"),
     "home_title": ("每日提交摘要", "Daily commit digest"),
     "home_intro": ("最近 {days} 天的提交，按日期倒序。", "Commits of the latest {days} days, newest first."),
     "home_empty": ("存储中还没有提交。", "The store holds no commits yet."),

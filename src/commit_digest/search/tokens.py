@@ -1,0 +1,165 @@
+"""Text to search grams: one definition, mirrored line for line by ``assets/digest-search.js``.
+
+Recall by construction: a query term that occurs in a document's text as a substring (after
+normalisation) yields only grams the document also holds, so AND over the term's grams finds it.
+
+- Text is normalised with NFKC and lowercased, then split into runs: *word* runs of ``[a-z0-9_]``
+  (``_`` joins, so "fused_moe" is inside "fused_moe_kernel") and *CJK* runs (Han, kana, Hangul);
+  everything else separates runs.
+- A document holds, for each word run: its trigrams, its first one and two characters as prefix
+  grams ("^f", "^fu"), its last one and two as suffix grams ("l$", "el$"), and the whole run as
+  "^ab$" when it is shorter than three characters; for each CJK run: every character and every
+  character bigram.
+- A query is split into terms at whitespace. In a term, a word run of three or more characters
+  needs its trigrams; a shorter one needs the whole word "^ab$" when the term delimits it on both
+  sides, the suffix gram when it touches only the term's start (in the document it may end a longer
+  run: "v1引擎" in "enginev1引擎"), the prefix gram when it touches only the term's end. A term that
+  is nothing but a one- or two-character word ("tp") is taken as that whole word: a substring that
+  short is in most commits. A CJK run needs its characters (one) or its bigrams (two or more).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+WORD = "w"
+CJK = "c"
+
+# Inclusive code point ranges of the scripts written without spaces between words.
+CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3400, 0x4DBF),  # CJK Extension A
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
+    (0x20000, 0x3134F),  # CJK Extensions B-G
+)
+# Whitespace that separates query terms (after NFKC most of these are already a plain space).
+SPACES = frozenset(
+    [
+        0x09,
+        0x0A,
+        0x0B,
+        0x0C,
+        0x0D,
+        0x20,
+        0x85,
+        0xA0,
+        0x1680,
+        0x2028,
+        0x2029,
+        0x202F,
+        0x205F,
+        0x3000,
+        *range(0x2000, 0x200B),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    kind: str  # WORD or CJK
+    text: str
+    start: int  # code point offsets in the normalised text
+    end: int
+
+
+def normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def is_word(char: str) -> bool:
+    code = ord(char)
+    return 0x30 <= code <= 0x39 or 0x61 <= code <= 0x7A or code == 0x5F
+
+
+def is_cjk(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in CJK_RANGES)
+
+
+def runs(normalised: str) -> Iterator[Run]:
+    kind: str | None = None
+    start = 0
+    for position, char in enumerate(normalised):
+        current = WORD if is_word(char) else CJK if is_cjk(char) else None
+        if current != kind:
+            if kind is not None:
+                yield Run(kind, normalised[start:position], start, position)
+            kind, start = current, position
+    if kind is not None:
+        yield Run(kind, normalised[start:], start, len(normalised))
+
+
+def document_grams(text: str) -> set[str]:
+    """Every gram of a document's text."""
+    grams: set[str] = set()
+    for run in runs(normalise(text)):
+        word = run.text
+        if run.kind == WORD:
+            grams.update(word[i : i + 3] for i in range(len(word) - 2))
+            grams.update(("^" + word[:1], "^" + word[:2], word[-1:] + "$", word[-2:] + "$"))
+            if len(word) < 3:
+                grams.add("^" + word + "$")
+        else:
+            grams.update(word)
+            grams.update(word[i : i + 2] for i in range(len(word) - 1))
+    return grams
+
+
+def query_terms(query: str) -> list[str]:
+    """The whitespace-separated terms of a query, normalised."""
+    terms: list[str] = []
+    current: list[str] = []
+    for char in normalise(query):
+        if ord(char) in SPACES:
+            if current:
+                terms.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if current:
+        terms.append("".join(current))
+    return terms
+
+
+def term_grams(term: str) -> list[str]:
+    """The grams a document must hold to contain the (normalised) term; sorted, no repeats."""
+    grams: set[str] = set()
+    length = len(term)
+    for run in runs(term):
+        word = run.text
+        if run.kind == CJK:
+            if len(word) == 1:
+                grams.add(word)
+            else:
+                grams.update(word[i : i + 2] for i in range(len(word) - 1))
+        elif len(word) >= 3:
+            grams.update(word[i : i + 3] for i in range(len(word) - 2))
+        else:
+            at_start, at_end = run.start == 0, run.end == length
+            if at_start and not at_end:
+                grams.add(word + "$")
+            elif at_end and not at_start:
+                grams.add("^" + word)
+            else:
+                grams.add("^" + word + "$")
+    return sorted(grams)
+
+
+def query_grams(query: str) -> list[str]:
+    """Every gram of every term: a document matches when it holds them all."""
+    grams: set[str] = set()
+    for term in query_terms(query):
+        grams.update(term_grams(term))
+    return sorted(grams)
+
+
+def fnv1a(text: str) -> int:
+    """FNV-1a 32-bit of the UTF-8 bytes: the shard a gram lives in, the same in the browser."""
+    value = 0x811C9DC5
+    for byte in text.encode("utf-8"):
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value

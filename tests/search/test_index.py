@@ -1,0 +1,100 @@
+"""Index round trip: shards built from the sample, queried with the reference reader, find every
+commit whose searchable text holds the term, and filters narrow by label."""
+
+from __future__ import annotations
+
+import json
+import re
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from commit_digest.models import CommitRecord
+from commit_digest.search import search_documents, search_files, search_names
+from commit_digest.search.index import MANIFEST, decode_shard, encode_entry, quarter, shard_count
+from commit_digest.search.reader import search
+from commit_digest.search.tokens import normalise
+from commit_digest.site import build_index
+from commit_digest.taxonomy import Taxonomy
+
+TERMS = ("缓存", "量化", "内存", "修复", "注意力", "FP8", "fused_moe", "MI300", "rocm", "v1", "tp", "ci", "MoE 内核")
+
+
+def contains(text: str, term: str) -> bool:
+    """Substring, except that a term that is one short word (under three letters) is a whole word."""
+    if re.fullmatch(r"[a-z0-9_]{1,2}", term):
+        return re.search(rf"(?<![a-z0-9_]){term}(?![a-z0-9_])", text) is not None
+    return term in text
+
+
+@pytest.fixture(scope="module")
+def built(analysed_sample: list[CommitRecord], taxonomy: Taxonomy) -> tuple[dict[str, bytes], dict[str, str]]:
+    index = build_index(analysed_sample, repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=taxonomy)
+    documents = list(search_documents(index, taxonomy))
+    files = dict(search_files(iter(documents), search_names(taxonomy, "zh"), commit_url="commits/{sha}/"))
+    return files, {document.sha12: normalise(document.text) for document in documents}
+
+
+def test_every_substring_match_is_found_newest_first(built) -> None:
+    files, texts = built
+    for term in TERMS:
+        found = search(files.__getitem__, term)
+        parts = [normalise(part) for part in term.split()]
+        expected = {sha for sha, text in texts.items() if all(contains(text, part) for part in parts)}
+        assert expected <= set(found), term
+        assert len(found) == len(set(found))
+        if len(normalise(term)) >= 3:  # longer terms: few false positives
+            assert len(set(found) - expected) <= max(2, len(expected) // 5), term
+    assert search(files.__getitem__, "缓存")
+    assert search(files.__getitem__, "fused_moe")
+
+
+def test_filters_narrow_by_label(built, analysed_sample: list[CommitRecord]) -> None:
+    files, _texts = built
+    everything = search(files.__getitem__, "修复")
+    rocm = search(files.__getitem__, "修复", platforms=["rocm"])
+    assert rocm and set(rocm) < set(everything)
+    chunk_rows = {row[0]: row for path, content in files.items() if "/d/" in path for row in json.loads(content)}
+    assert all("rocm" in chunk_rows[sha][5] for sha in rocm)
+    only_filter = search(files.__getitem__, "", platforms=["rocm"])
+    assert set(rocm) <= set(only_filter)
+    assert search(files.__getitem__, "") == []
+
+
+def test_manifest_and_layout(built) -> None:
+    files, texts = built
+    manifest = json.loads(files[MANIFEST])
+    assert [part["id"] for part in manifest["partitions"]] == ["2026q1"]
+    [part] = manifest["partitions"]
+    assert part["docs"] == len(texts)
+    assert sum(1 for path in files if path.startswith("2026q1/s/")) == part["shards"]
+    assert ["cpu", "CPU"] in manifest["platforms"]
+    assert manifest["importance"]["high"] == "🔴 高"
+    assert list(files)[-1] == MANIFEST
+
+
+def test_partitions_by_quarter_newest_first(analysed_sample: list[CommitRecord], taxonomy: Taxonomy) -> None:
+    from datetime import timedelta
+
+    def moved_back(record: CommitRecord, days: int) -> CommitRecord:
+        commit = record.commit.model_copy(update={"committed_at": record.commit.committed_at - timedelta(days=days)})
+        return record.model_copy(update={"commit": commit})
+
+    moved = [moved_back(record, 100 * (i % 3)) for i, record in enumerate(analysed_sample)]
+    index = build_index(moved, repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=taxonomy)
+    files = dict(search_files(search_documents(index, taxonomy), search_names(taxonomy, "en"), commit_url="c/{sha}"))
+    manifest = json.loads(files[MANIFEST])
+    ids = [part["id"] for part in manifest["partitions"]]
+    assert ids == sorted(ids, reverse=True) and len(ids) >= 3
+    found = search(files.__getitem__, "fix")
+    days = {row[0]: row[2] for path, content in files.items() if "/d/" in path for row in json.loads(content)}
+    assert [days[sha] for sha in found] == sorted((days[sha] for sha in found), reverse=True)
+    assert quarter(max(record.commit.committed_at for record in moved).date()) == ids[0]
+
+
+def test_entry_encoding_round_trips() -> None:
+    from array import array
+
+    entry = encode_entry("缓存", array("I", [0, 1, 200, 70000]))
+    assert decode_shard(entry + encode_entry("ab", array("I", [5]))) == {"缓存": [0, 1, 200, 70000], "ab": [5]}
+    assert shard_count(0) == 1 and shard_count(10 * 1024 * 1024) == 512

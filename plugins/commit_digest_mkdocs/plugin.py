@@ -20,6 +20,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import get_toc
 
 from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
@@ -27,6 +28,7 @@ from commit_digest.search import search_documents, search_files, search_names
 from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
+from commit_digest.site.pages import Heading, PageSpec
 from commit_digest.site.i18n import Texts
 from commit_digest.site.status import STATUS_FILE, site_status
 from commit_digest.store import AnalysisStore
@@ -52,7 +54,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self.taxonomy: Taxonomy | None = None
         self.site_options = SiteOptions()
         self._sanitized: set[str] = set()
-        self._titles: dict[str, str] = {}
+        self._specs: dict[str, PageSpec] = {}
         self._index: SiteIndex | None = None
 
     # Before material's search reads the theme language.
@@ -68,7 +70,12 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             raise PluginError("commit-digest: days_on_home and page_size must be at least 1")
         self.settings = settings
         self.site_options = SiteOptions.from_settings(
-            settings, {"days_on_home": self.config.days_on_home, "page_size": self.config.page_size}
+            settings,
+            {
+                "days_on_home": self.config.days_on_home,
+                "page_size": self.config.page_size,
+                "directory_urls": config.use_directory_urls,
+            },
         )
         config.theme["language"] = settings.language
         return config
@@ -87,7 +94,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 and not Path(file.abs_src_path).resolve().is_relative_to(docs_dir)
             )
         }
-        self._titles = {}
+        self._specs = {}
         owned = set(files.src_uris)
         with _as_plugin_error():
             records = self._read_store(self.settings)
@@ -105,9 +112,10 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 inclusion = (
                     InclusionLevel.INCLUDED if spec.src_uri in _NAV_PAGES else InclusionLevel.NOT_IN_NAV
                 )
-                files.append(File.generated(config, spec.src_uri, content=spec.markdown, inclusion=inclusion))
-                self._sanitized.add(spec.src_uri)
-                self._titles[spec.src_uri] = spec.title
+                # The page is rendered to HTML by the site package (on_page_content); MkDocs'
+                # Markdown converter only ever sees an empty body.
+                files.append(File.generated(config, spec.src_uri, content="", inclusion=inclusion))
+                self._specs[spec.src_uri] = spec
                 added += 1
             self._add_search_files(files, config, owned)
         logger.info(
@@ -121,13 +129,19 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        title = self._titles.get(page.file.src_uri)
-        if title is not None:
+        spec = self._specs.get(page.file.src_uri)
+        if spec is not None:
             # The theme prints page titles into <title> and the header; as meta it arrives escaped.
-            page.meta["title"] = html.escape(title)
+            page.meta["title"] = html.escape(spec.title)
+            return ""
         return markdown
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        spec = self._specs.get(page.file.src_uri)
+        if spec is not None:
+            rendered = spec.render()
+            page.toc = get_toc(_toc_tokens(rendered.headings))
+            return sanitize_html(rendered.html)
         if page.file.src_uri in self._sanitized:
             return sanitize_html(html)
         return html
@@ -199,3 +213,17 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             if file.src_uri not in listed and not file.src_uri.startswith(paths.GENERATED_PREFIXES)
         )
         return nav + own_pages
+
+
+def _toc_tokens(headings: tuple[Heading, ...]) -> list[Any]:
+    """MkDocs' table-of-contents tokens (what the Markdown toc extension makes) from the headings
+    the page's HTML has: each heading nests under the nearest one of a lower level."""
+    root: list[Any] = []
+    stack: list[tuple[int, list[Any]]] = [(0, root)]
+    for heading in headings:
+        token = {"level": heading.level, "id": heading.id, "name": heading.title, "children": []}
+        while stack[-1][0] >= heading.level:
+            stack.pop()
+        stack[-1][1].append(token)
+        stack.append((heading.level, token["children"]))
+    return root

@@ -32,7 +32,7 @@ def test_days_follow_the_site_time_zone() -> None:
         for spec in generate_pages(shanghai, TAXONOMY, SiteOptions(timezone="Asia/Shanghai"))
     }
     assert "days/2026-01-01.md" in specs and "archive/2026-01.md" in specs
-    assert "07:00" in specs["days/2026-01-01.md"].markdown
+    assert "07:00" in specs["days/2026-01-01.md"].render().html
 
 
 def test_every_commit_is_counted_in_exactly_one_group() -> None:

@@ -127,20 +127,26 @@ def test_archive_index_and_month_pages(zh_site: BuiltSite) -> None:
     assert "../../days/2026-01-17/" in hrefs(month)
 
 
-def test_platform_pages_list_commits_newest_first_by_day_and_paginate(zh_site: BuiltSite) -> None:
+def test_platform_pages_list_commits_newest_first_by_day_and_paginate_by_month(zh_site: BuiltSite) -> None:
     index = article(zh_site.page("platforms"))
     rows = {row[0]: row[1] for row in tables(index)[0][1:]}
     assert rows["CUDA（NVIDIA）"] == "10" and rows["ROCm（AMD）"] == "2" and rows["TPU（Google）"] == "0"
     rocm = article(zh_site.page("platforms/rocm"))
-    [day_table] = tables(rocm)
+    months, day_table = tables(rocm)
+    assert months[1:] == [["2026-01", "2"]]
     assert [row[:3] for row in day_table[1:]] == [["13:00", "⚪ 未分析", "-"], ["10:00", "🔴 高", "性能优化"]]
-    assert "../../days/2026-01-15/" in hrefs(rocm)
-    # page_size 3: CUDA's 10 commits over 4 pages, linked both ways.
+    assert "../../days/2026-01-15/" in hrefs(rocm) and "2026-01/" in hrefs(rocm)
+    # page_size 3: CUDA's 10 commits of 2026-01 over 4 parts of the month, linked both ways.
     first = article(zh_site.page("platforms/cuda"))
-    assert "第 1 / 4 页" in visible_text(first) and "page-2/" in hrefs(first)
-    last = article(zh_site.page("platforms/cuda/page-4"))
-    assert "../page-3/" in hrefs(last) and "第 4 / 4 页" in visible_text(last)
-    assert f"../../../commits/{MEDIUM}/" in hrefs(last)  # the oldest CUDA commit is on the last page
+    assert tables(first)[0][1:] == [["2026-01", "10"]]
+    assert "2026-01/" in hrefs(first)
+    month = article(zh_site.page("platforms/cuda/2026-01"))
+    assert "第 1 / 4 页" in visible_text(month) and "../2026-01-2/" in hrefs(month)
+    last = article(zh_site.page("platforms/cuda/2026-01-4"))
+    assert "../2026-01-3/" in hrefs(last) and "第 4 / 4 页" in visible_text(last)
+    assert f"../../../commits/{MEDIUM}/" in hrefs(last)  # the oldest CUDA commit is on the last part
+    assert "../" in hrefs(last)  # back to the label's months
+    assert "TPU" in visible_text(article(zh_site.page("platforms/tpu")))  # an empty label still has its page
     subsystems = article(zh_site.page("subsystems"))
     # Two analysed commits labelled core, and the refused one the rules put there (path vllm/engine/).
     assert {row[0]: row[1] for row in tables(subsystems)[0][1:]}["引擎与调度"] == "3"

@@ -1,6 +1,12 @@
 """The one way untrusted text (commit titles, messages, author names, LLM output) reaches a page.
 
-Generated pages are Markdown that MkDocs turns into HTML, so text must be inert for both:
+The generated pages are HTML rendered by the site's own templates (``render.py``): there every
+value goes through ``html_text`` — control characters and line breaks folded, ``& < > " '``
+turned into entities — so the reader sees the text as written and the browser sees no tag,
+attribute or link. Nothing passes through a Markdown parser on the way.
+
+Pages a site owner writes in Markdown (mkdocs-gen-files scripts, through ``commit_digest.api``)
+need more, and get ``inline_text``/``block_text``: text must be inert for Markdown and HTML:
 HTML-special characters become entities, and every character that Markdown, its extensions
 (tables, attr_list, snippets, magiclink, emoji, arithmatex, mark, tilde, caret, critic) or
 a heading could read as syntax becomes a numeric character reference. The reader sees the
@@ -9,14 +15,14 @@ Line breaks are folded, so text can never start a line of its own (no heading, l
 block, snippet or table row from a commit message).
 
 Trusted fragments built by code (links, labels from the i18n table) are ``Markup``; the
-Jinja2 environment (``render.py``) passes every other value through ``inline_text``.
+Jinja2 environment (``render.py``) passes every other value through ``html_text``.
 """
 
 from __future__ import annotations
 
 import re
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 # Characters read as syntax by Python-Markdown or the pymdownx extensions material users enable.
 _SYNTAX_CHARACTERS = frozenset("\\`*_{}[]()<>#+-.!|:~^=$%@&\"'")
@@ -27,14 +33,28 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _ORDERED_LIST_START = re.compile(r"^(\d+)([.)])")
 
 
+def _folded(value: object) -> str:
+    return _WHITESPACE.sub(" ", _CONTROL.sub(" ", str(value))).strip()
+
+
+def html_text(value: object) -> Markup:
+    """Text for one line of HTML (table cell, heading, list item, link text), entities escaped."""
+    return escape(_folded(value))
+
+
+def html_paragraphs(value: object) -> list[Markup]:
+    """The paragraphs of a text that may hold several, each escaped as ``html_text``."""
+    parts = _PARAGRAPH_BREAK.split(str(value).replace("\r\n", "\n"))
+    return [html_text(part) for part in parts if part.strip()]
+
+
 def _reference(character: str) -> str:
     return f"&#{ord(character)};"
 
 
 def inline_text(value: object) -> Markup:
     """Text for one line of Markdown (table cell, heading, list item, link text)."""
-    text = _CONTROL.sub(" ", str(value))
-    text = _WHITESPACE.sub(" ", text).strip()
+    text = _folded(value)
     if not text:
         return Markup("")
     # "1. x" at the start of a line opens an ordered list: its "." or ")" is escaped too.
@@ -58,5 +78,5 @@ def block_text(value: object) -> Markup:
 
 
 def trusted(fragment: str) -> Markup:
-    """Marks Markdown that code built from trusted parts (never from untrusted text)."""
+    """Marks HTML or Markdown that code built from trusted parts (never from untrusted text)."""
     return Markup(fragment)

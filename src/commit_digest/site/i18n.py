@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 from markupsafe import Markup, escape
 
-from commit_digest.site.escape import inline_text
+from commit_digest.site.escape import html_text
 from commit_digest.vocabulary import change_type_name
 
 _TEXT: dict[str, tuple[str, str]] = {
@@ -121,6 +121,11 @@ _TEXT: dict[str, tuple[str, str]] = {
     "subsystems_title": ("子系统", "Subsystems"),
     "subsystems_intro": ("按子系统浏览提交。", "Browse commits by subsystem."),
     "label_count": ("共 {count} 个提交。", "{count} commits."),
+    "label_months": ("按月份", "By month"),
+    "label_latest": ("最近：{month}", "Latest: {month}"),
+    "label_month_count": ("{month} 共 {count} 个提交。", "{count} commits in {month}."),
+    "label_all_months": ("← 全部月份", "← All months"),
+    "read_more": ("完整分析 →", "Full analysis →"),
     "label_empty": ("还没有属于此类别的提交。", "No commit in this category yet."),
     "page_of": ("第 {page} / {pages} 页", "Page {page} of {pages}"),
     "newer_page": ("← 较新", "← Newer"),
@@ -134,7 +139,7 @@ LANGUAGES = ("zh", "en")
 
 
 class Texts:
-    """The labels of one language; values are trusted Markup (they come from this table only)."""
+    """The labels of one language as HTML; values are trusted Markup (they come from this table only)."""
 
     def __init__(self, language: str) -> None:
         if language not in LANGUAGES:
@@ -149,7 +154,7 @@ class Texts:
         if not values:
             return Markup(template)
         safe = {
-            name: value if isinstance(value, Markup) else inline_text(value) for name, value in values.items()
+            name: value if isinstance(value, Markup) else html_text(value) for name, value in values.items()
         }
         return Markup(template.format(**safe))
 

@@ -17,13 +17,14 @@ class SiteOptions:
     language: str = "zh"
     timezone: str = "UTC"
     days_on_home: int = 7  # days shown on the home page
-    page_size: int = 100  # commits per platform/subsystem listing page
+    page_size: int = 100  # commits per page of a platform/subsystem month
+    directory_urls: bool = True  # MkDocs' use_directory_urls: the form of links between pages
 
     @classmethod
     def from_settings(cls, settings: DigestSettings, site_options: Mapping[str, Any]) -> SiteOptions:
         values = {
             key: site_options[key]
-            for key in ("days_on_home", "page_size")
+            for key in ("days_on_home", "page_size", "directory_urls")
             if site_options.get(key) is not None
         }
         return cls(language=settings.language, timezone=settings.timezone, **values)

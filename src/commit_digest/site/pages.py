@@ -1,12 +1,15 @@
-"""Page specs: which Markdown page the site gets at which path, from the site index.
+"""Page specs: which page the site gets at which path, from the site index.
 
 ``generate_pages`` is the whole site as data; the MkDocs plugin only turns specs into files.
+A spec renders its HTML when asked (``PageSpec.render``), so a build holds one page's HTML at a
+time and a page nobody asks for is never rendered.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -16,7 +19,7 @@ from markupsafe import Markup
 
 from commit_digest.models import AnalysisStatus
 from commit_digest.site import paths
-from commit_digest.site.escape import inline_text
+from commit_digest.site.escape import html_text
 from commit_digest.site.i18n import Texts
 from commit_digest.site.model import GROUP_ORDER, SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
@@ -24,17 +27,50 @@ from commit_digest.site.render import render
 from commit_digest.taxonomy import LabelRule, Taxonomy
 
 LABEL_KINDS = ("platforms", "subsystems")
+# A day page's commit sections (after its table) keep under this many bytes of HTML: beyond it
+# a commit shows its first summary bullet, then only its line of links. With the theme around
+# it and the table of contents, the page stays under 150 KB however long the analyses are.
+DAY_SECTIONS_BUDGET = 60_000
+DAY_SUMMARIES_BUDGET = 80_000
+_HEADING = re.compile(r'<h([1-3]) id="([^"]+)">(.*?)<a class="headerlink"', re.S)
+_LINK_IN_HEADING = re.compile(r"</?a\b[^>]*>")
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    id: str
+    title: str  # HTML (escaped text) as the page shows it
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    html: str
+    headings: tuple[Heading, ...]
 
 
 @dataclass(frozen=True)
 class PageSpec:
     src_uri: str
-    markdown: str
     title: str  # plain text (untrusted for commit pages): whoever puts it in HTML escapes it
+    _render: Callable[[], str]
+
+    def render(self) -> RenderedPage:
+        """The page's content HTML and its headings (for the table of contents)."""
+        html = self._render()
+        headings = tuple(
+            Heading(int(level), anchor, _LINK_IN_HEADING.sub("", title).strip())
+            for level, anchor, title in _HEADING.findall(html)
+        )
+        return RenderedPage(html, headings)
 
 
 def _plain(text: Markup) -> str:
     return text.unescape()
+
+
+def _size(html: str) -> int:
+    return len(html.encode("utf-8"))
 
 
 class _Context:
@@ -49,13 +85,15 @@ class _Context:
 
     def for_page(self, src_uri: str, **values: Any) -> dict[str, Any]:
         texts = self.texts
+        directory_urls = self.options.directory_urls
         return {
             "t": texts,
-            "link": lambda target: paths.link(src_uri, target),
+            "link": lambda target: paths.href(src_uri, target, directory_urls),
             "day_page": paths.day_page,
             "commit_page": paths.commit_page,
             "month_page": paths.month_page,
             "label_page": paths.label_page,
+            "label_month_page": paths.label_month_page,
             "label_name": self.label_name,
             "label_description": self.label_description,
             "type_name": self.type_name,
@@ -67,7 +105,6 @@ class _Context:
             "pr_url": lambda item: Markup(item.record.commit.pr_url or ""),
             "model_name": _model_name,
             "insight_items": self.insight_items,
-            "hashes": lambda level: Markup("#" * int(level)),
             **values,
         }
 
@@ -76,14 +113,14 @@ class _Context:
 
     def label_name(self, kind: str, label_id: str) -> Markup:
         rule = self._rule(kind, label_id)
-        return inline_text(rule.name.in_language(self.options.language) if rule else label_id)
+        return html_text(rule.name.in_language(self.options.language) if rule else label_id)
 
     def label_description(self, kind: str, label_id: str) -> Markup:
         rule = self._rule(kind, label_id)
         if rule is None:
             return self.texts("unknown_label")
         return (
-            inline_text(rule.description.in_language(self.options.language))
+            html_text(rule.description.in_language(self.options.language))
             if rule.description
             else Markup("")
         )
@@ -96,7 +133,7 @@ class _Context:
 
     def format_time(self, moment: datetime) -> Markup:
         local = moment.astimezone(self.zone)
-        return Markup(f"{local.strftime('%Y-%m-%d %H&#58;%M&#58;%S')} ({inline_text(self.options.timezone)})")
+        return Markup(f"{local.strftime('%Y-%m-%d %H:%M:%S')} ({html_text(self.options.timezone)})")
 
     def insight_items(self, analysis: Any) -> list[tuple[Markup, str]]:
         insights = analysis.insights
@@ -113,16 +150,41 @@ def _model_name(analyzer: str) -> str:
 
 def home_page(context: _Context) -> PageSpec:
     days = context.index.days[: context.options.days_on_home]
-    markdown = render("home.md.j2", **context.for_page(paths.HOME, days=days))
-    return PageSpec(paths.HOME, markdown, _plain(context.texts("home_title")))
+    return PageSpec(
+        paths.HOME,
+        _plain(context.texts("home_title")),
+        lambda: render("home.html.j2", **context.for_page(paths.HOME, days=days)),
+    )
+
+
+def _day_sections(context: _Context, uri: str, day: Any) -> list[tuple[str, list[Markup]]]:
+    """Each group's commit sections in importance order, full while the page's budget lasts."""
+    used = 0
+    groups: list[tuple[str, list[Markup]]] = []
+    for name in GROUP_ORDER:
+        sections: list[Markup] = []
+        for item in day.group(name):
+            for form in ("full", "summary", "title"):
+                html = render("day_commit.html.j2", **context.for_page(uri, item=item, name=name, form=form))
+                budget = DAY_SECTIONS_BUDGET if form == "full" else DAY_SUMMARIES_BUDGET
+                if form == "title" or used + _size(html) <= budget:
+                    break
+            used += _size(html)
+            sections.append(Markup(html))
+        if sections:
+            groups.append((name, sections))
+    return groups
 
 
 def day_pages(context: _Context) -> Iterator[PageSpec]:
     for day in context.index.days:
         uri = paths.day_page(day.date)
-        groups = [(name, day.group(name)) for name in GROUP_ORDER if day.group(name)]
-        markdown = render("day.md.j2", **context.for_page(uri, day=day, groups=groups))
-        yield PageSpec(uri, markdown, _plain(context.texts("day_title", date=day.iso)))
+
+        def content(uri: str = uri, day: Any = day) -> str:
+            groups = _day_sections(context, uri, day)
+            return render("day.html.j2", **context.for_page(uri, day=day, groups=groups))
+
+        yield PageSpec(uri, _plain(context.texts("day_title", date=day.iso)), content)
 
 
 def commit_pages(context: _Context) -> Iterator[PageSpec]:
@@ -131,52 +193,103 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
             uri = paths.commit_page(item.sha)
             previous = day.commits[position - 1] if position > 0 else None
             following = day.commits[position + 1] if position + 1 < len(day.commits) else None
-            page = context.for_page(uri, item=item, previous=previous, following=following)
-            yield PageSpec(uri, render("commit.md.j2", **page), _plain(inline_text(item.record.commit.title)))
+
+            def content(uri: str = uri, item: SiteCommit = item, previous: Any = previous, following: Any = following) -> str:
+                page = context.for_page(uri, item=item, previous=previous, following=following)
+                return render("commit.html.j2", **page)
+
+            yield PageSpec(uri, _plain(html_text(item.record.commit.title)), content)
 
 
 def archive_pages(context: _Context) -> Iterator[PageSpec]:
     months = context.index.months
     yield PageSpec(
         paths.ARCHIVE_INDEX,
-        render("archive_index.md.j2", **context.for_page(paths.ARCHIVE_INDEX, months=list(months.items()))),
         _plain(context.texts("archive_title")),
+        lambda: render(
+            "archive_index.html.j2", **context.for_page(paths.ARCHIVE_INDEX, months=list(months.items()))
+        ),
     )
     for month, days in months.items():
         uri = paths.month_page(month)
-        markdown = render("month.md.j2", **context.for_page(uri, month=month, days=days))
-        yield PageSpec(uri, markdown, _plain(context.texts("month_title", month=month)))
+        yield PageSpec(
+            uri,
+            _plain(context.texts("month_title", month=month)),
+            lambda uri=uri, month=month, days=days: render(
+                "month.html.j2", **context.for_page(uri, month=month, days=days)
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class MonthPart:
+    """One page of a label's month: ``part`` of ``parts``, its commits grouped by day."""
+
+    month: str
+    part: int
+    parts: int
+    total: int  # commits of the label in the month
+    by_day: list[tuple[date, list[SiteCommit]]]
+
+
+def _month_parts(commits: tuple[SiteCommit, ...], size: int) -> Iterator[MonthPart]:
+    """A label's commits (newest first) cut by month, and a month over ``size`` commits into parts.
+
+    A page's content depends only on its month's commits: adding a day changes the pages of
+    that day's month and the label's index, nothing else.
+    """
+    by_month: dict[str, list[SiteCommit]] = {}
+    for item in commits:
+        by_month.setdefault(item.month, []).append(item)
+    for month, items in by_month.items():
+        parts = max(1, math.ceil(len(items) / size))
+        for part in range(1, parts + 1):
+            chunk = items[(part - 1) * size : part * size]
+            yield MonthPart(month, part, parts, len(items), _group_by_day(chunk))
 
 
 def label_pages(context: _Context, kind: str) -> Iterator[PageSpec]:
     listing = context.index.by_platform if kind == "platforms" else context.index.by_subsystem
     index_uri = paths.PLATFORMS_INDEX if kind == "platforms" else paths.SUBSYSTEMS_INDEX
     counts = [(label_id, len(commits)) for label_id, commits in listing.items()]
-    markdown = render("label_index.md.j2", **context.for_page(index_uri, kind=kind, labels=counts))
-    yield PageSpec(index_uri, markdown, _plain(context.texts(f"{kind}_title")))
+    yield PageSpec(
+        index_uri,
+        _plain(context.texts(f"{kind}_title")),
+        lambda: render("label_index.html.j2", **context.for_page(index_uri, kind=kind, labels=counts)),
+    )
     size = context.options.page_size
     for label_id, commits in listing.items():
-        pages = max(1, math.ceil(len(commits) / size))
-        for page in range(1, pages + 1):
-            chunk = commits[(page - 1) * size : page * size]
-            uri = paths.label_page(kind, label_id, page)
-            values = context.for_page(
-                uri,
-                kind=kind,
-                label_id=label_id,
-                description=context.label_description(kind, label_id),
-                total=len(commits),
-                page=page,
-                pages=pages,
-                by_day=_group_by_day(chunk),
+        parts = list(_month_parts(commits, size))
+        months: dict[str, int] = {part.month: part.total for part in parts}
+        name = _plain(context.label_name(kind, label_id))
+        uri = paths.label_page(kind, label_id)
+        values = {
+            "kind": kind,
+            "label_id": label_id,
+            "description": context.label_description(kind, label_id),
+            "total": len(commits),
+            "months": list(months.items()),
+            "latest": parts[0] if parts else None,
+        }
+        yield PageSpec(
+            uri, name, lambda uri=uri, values=values: render("label.html.j2", **context.for_page(uri, **values))
+        )
+        for part in parts:
+            part_uri = paths.label_month_page(kind, label_id, part.month, part.part)
+            title = f"{name} · {part.month}"
+            if part.parts > 1:
+                title += f" ({_plain(context.texts('page_of', page=part.part, pages=part.parts))})"
+            yield PageSpec(
+                part_uri,
+                title,
+                lambda part_uri=part_uri, part=part, label_id=label_id: render(
+                    "label_month.html.j2",
+                    **context.for_page(part_uri, kind=kind, label_id=label_id, latest=part),
+                ),
             )
-            title = _plain(context.label_name(kind, label_id))
-            if pages > 1:
-                title += f" ({_plain(context.texts('page_of', page=page, pages=pages))})"
-            yield PageSpec(uri, render("label.md.j2", **values), title)
 
 
-def _group_by_day(commits: tuple[SiteCommit, ...]) -> list[tuple[date, list[SiteCommit]]]:
+def _group_by_day(commits: list[SiteCommit]) -> list[tuple[date, list[SiteCommit]]]:
     grouped: dict[date, list[SiteCommit]] = {}
     for item in commits:
         grouped.setdefault(item.day, []).append(item)

@@ -29,12 +29,37 @@ def month_page(month: str) -> str:
     return f"archive/{month}.md"
 
 
-def label_page(kind: str, label_id: str, page: int = 1) -> str:
-    """``kind`` is "platforms" or "subsystems"; page 1 is the label's index, later pages follow it."""
-    return f"{kind}/{label_id}/index.md" if page == 1 else f"{kind}/{label_id}/page-{page}.md"
+def label_page(kind: str, label_id: str) -> str:
+    """``kind`` is "platforms" or "subsystems": the label's index (its months, the latest month)."""
+    return f"{kind}/{label_id}/index.md"
+
+
+def label_month_page(kind: str, label_id: str, month: str, part: int = 1) -> str:
+    """One month of a label's commits; a month over the page size continues in parts 2, 3, ..."""
+    return f"{kind}/{label_id}/{month}.md" if part == 1 else f"{kind}/{label_id}/{month}-{part}.md"
+
+
+def url(src_uri: str, directory_urls: bool = True) -> str:
+    """The URL MkDocs gives the page at ``src_uri`` ("" for the home page with directory URLs)."""
+    stem = src_uri[: -len(".md")]
+    if not directory_urls:
+        return stem + ".html"
+    if stem == "index" or stem.endswith("/index"):
+        return stem[: -len("index")]
+    return stem + "/"
+
+
+def href(from_page: str, to_page: str, directory_urls: bool = True) -> Markup:
+    """The relative URL an HTML page at ``from_page`` links ``to_page`` with (source paths)."""
+    source, target = url(from_page, directory_urls), url(to_page, directory_urls)
+    base = source[:-1] if source.endswith("/") else posixpath.dirname(source)
+    relative = posixpath.relpath(target or ".", base or ".")
+    if target == "" or target.endswith("/"):
+        relative = "./" if relative == "." else relative + "/"
+    return Markup(relative)
 
 
 def link(from_page: str, to_page: str) -> Markup:
-    """A relative link target MkDocs resolves (and checks in strict mode)."""
+    """A relative Markdown link target MkDocs resolves (and checks in strict mode)."""
     base = posixpath.dirname(from_page) or "."
     return Markup(posixpath.relpath(to_page, base))

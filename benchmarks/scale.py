@@ -1,0 +1,219 @@
+"""Build time, memory and page sizes of the site at archive scale (not a test; run by hand).
+
+    .venv/bin/python -m benchmarks.scale --n 2000 [--n 8000 --n 15000] [--keep DIR] [--no-reference]
+
+For each N: fills a store with the synthetic archive (benchmarks/synthetic.py), builds our site
+from it with ``commit-digest build --strict``, and builds the reference — the same day and commit
+pages as plain Markdown (benchmarks/reference_docs.py) under stock mkdocs-material with its
+built-in search and jieba. Every step runs as its own process; its peak RSS comes from wait4.
+Prints wall time, pages per second, peak memory per process, site bytes, the largest page, what
+a browser downloads for the home page (headless chromium against a byte-counting local server),
+the bytes one Chinese and one English query download (benchmarks/search_recall.py, when it
+exists), and the ratio of our build time to the reference's — the figure that counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import yaml
+
+PROJECT = Path(__file__).resolve().parents[1]
+PAGE_LIMIT = 150 * 1024
+QUERIES = ("专家路由", "FlashInfer")  # one Chinese, one English term the synthetic text uses
+REFERENCE_CONFIG = {
+    "site_name": "reference",
+    "site_url": "https://reference.example.org/",
+    "theme": {"name": "material", "language": "zh", "features": ["search.suggest", "search.highlight"]},
+    "markdown_extensions": ["tables", {"toc": {"permalink": True}}],
+    "plugins": [{"search": {"lang": ["zh", "en"], "separator": "[\\s\\u200b\\-]"}}],
+    # A small nav, as ours: day and commit pages are reached through links.
+    "nav": ["index.md"],
+    "not_in_nav": "days/\ncommits/\n",
+}
+
+
+@dataclass
+class Step:
+    name: str
+    seconds: float
+    peak_rss_mb: float
+
+
+@dataclass
+class Result:
+    n: int
+    steps: list[Step] = field(default_factory=list)
+    figures: dict[str, object] = field(default_factory=dict)
+
+
+def run_step(name: str, command: list[str], cwd: Path) -> Step:
+    """Runs ``command`` as a child process; its wall time and its own peak RSS (wait4)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - started
+    if process.returncode != 0:
+        sys.stderr.write(output.decode(errors="replace")[-4000:])
+        raise SystemExit(f"{name} failed with exit status {process.returncode}: {' '.join(command)}")
+    return Step(name, seconds, usage.ru_maxrss / 1024)  # ru_maxrss is in KiB on Linux
+
+
+def site_sizes(site: Path, generated: tuple[str, ...]) -> dict[str, object]:
+    total = 0
+    largest, largest_name, over = 0, "", 0
+    html_pages = 0
+    for path in site.rglob("*"):
+        if not path.is_file():
+            continue
+        size = path.stat().st_size
+        total += size
+        if path.suffix == ".html":
+            html_pages += 1
+            name = str(path.relative_to(site))
+            if name.startswith(generated) or name == "index.html":
+                over += size > PAGE_LIMIT
+                if size > largest:
+                    largest, largest_name = size, name
+    return {
+        "html_pages": html_pages,
+        "site_bytes": total,
+        "largest_page": f"{largest_name} ({largest / 1024:.0f} KB)",
+        "pages_over_150KB": over,
+    }
+
+
+class _CountingHandler(SimpleHTTPRequestHandler):
+    counted: list[int]
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def copyfile(self, source, outputfile) -> None:  # noqa: ANN001 - the base class's signature
+        data = source.read()
+        self.counted.append(len(data))
+        outputfile.write(data)
+
+
+def home_page_bytes(site: Path) -> str:
+    """Bytes headless chromium downloads from the site for the home page (HTML, CSS, JS, fonts,
+    status.json); requests to other hosts (web fonts) fail offline and are not counted."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        return "TODO: no chromium on this machine"
+    counted: list[int] = []
+    handler = type("Handler", (_CountingHandler,), {"counted": counted})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with tempfile.TemporaryDirectory() as profile:
+            subprocess.run(
+                [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", f"--user-data-dir={profile}",
+                 "--virtual-time-budget=5000", "--dump-dom", f"http://127.0.0.1:{server.server_address[1]}/"],
+                check=True, capture_output=True, timeout=120,
+            )
+    finally:
+        server.shutdown()
+    return f"{sum(counted) / 1024:.0f} KB in {len(counted)} files"
+
+
+def query_bytes(site: Path, cache: Path) -> str:
+    try:
+        search_recall = importlib.import_module("benchmarks.search_recall")
+    except ModuleNotFoundError:
+        return "TODO: benchmarks/search_recall.py (helper S) is not there yet; no figure"
+    from commit_digest.store import AnalysisStore
+
+    with AnalysisStore(cache) as store:
+        texts = {record.commit.sha: record.model_dump_json() for record in store.records()}
+    return str(search_recall.measure_queries(site, list(QUERIES), texts))
+
+
+def write_project(target: Path) -> Path:
+    """A copy of the project's site (mkdocs.yml and docs/) to build from."""
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(PROJECT / "docs", target / "docs", dirs_exist_ok=True)
+    config = target / "mkdocs.yml"
+    shutil.copy(PROJECT / "mkdocs.yml", config)
+    return config
+
+
+def measure(n: int, work: Path, *, seed: int, reference: bool) -> Result:
+    result = Result(n)
+    python = sys.executable
+    cache = work / "cache"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    result.steps.append(run_step("generate store", [python, "-m", "benchmarks.synthetic", "--n", str(n),
+                                                    "--seed", str(seed), "--cache", str(cache)], PROJECT))
+    ours = work / "ours"
+    config = write_project(ours)
+    build = run_step("our build", [python, "-m", "commit_digest.cli", "build", "-f", str(config), "--cache",
+                                   str(cache), "--site-dir", str(ours / "site"), "--strict"], ours)
+    result.steps.append(build)
+    sizes = site_sizes(ours / "site", ("days/", "commits/", "archive/", "platforms/", "subsystems/"))
+    result.figures.update(sizes)
+    result.figures["pages_per_second"] = f"{int(sizes['html_pages']) / build.seconds:.0f}"
+    result.figures["home_page_download"] = home_page_bytes(ours / "site")
+    result.figures["query_download"] = query_bytes(ours / "site", cache)
+    if reference:
+        docs = work / "reference" / "docs"
+        result.steps.append(run_step("reference pages (.md)", [python, "-m", "benchmarks.reference_docs", "--cache",
+                                                               str(cache), "--docs", str(docs)], PROJECT))
+        reference_config = work / "reference" / "mkdocs.yml"
+        reference_config.write_text(yaml.safe_dump(REFERENCE_CONFIG, allow_unicode=True), encoding="utf-8")
+        reference_build = run_step("reference build", [python, "-m", "mkdocs", "build", "-q", "-f",
+                                                       str(reference_config)], work / "reference")
+        result.steps.append(reference_build)
+        result.figures["reference_site_bytes"] = site_sizes(work / "reference" / "site", ("days/", "commits/"))[
+            "site_bytes"]
+        result.figures["ratio_ours_to_reference"] = f"{build.seconds / reference_build.seconds:.2f}"
+    return result
+
+
+def report(result: Result) -> None:
+    print(f"\n== N = {result.n} commits ({-(-result.n // 45)} days); {os.cpu_count()} cores, shared ==")
+    print(f"{'step':<24}{'wall s':>9}{'peak RSS MB':>14}")
+    for step in result.steps:
+        print(f"{step.name:<24}{step.seconds:>9.1f}{step.peak_rss_mb:>14.0f}")
+    for name, value in result.figures.items():
+        print(f"{name:<24}{value}")
+    sys.stdout.flush()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, action="append", help="commits in the archive (repeatable)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", type=Path, help="build here and keep the stores and sites")
+    parser.add_argument("--no-reference", action="store_true", help="skip the mkdocs-material reference build")
+    args = parser.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="digest-scale-"))
+    try:
+        for n in args.n or [2000]:
+            report(measure(n, root / f"n{n}", seed=args.seed, reference=not args.no_reference))
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

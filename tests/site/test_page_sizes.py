@@ -1,0 +1,128 @@
+"""Pages that do not grow with the archive: a day keeps to its byte budget however long its
+analyses are, listings are cut by month, and every link between generated pages resolves."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from commit_digest.models import (
+    Analysis,
+    ChangeType,
+    CommitRecord,
+    ImpactItem,
+    Importance,
+    Provenance,
+    Recommendation,
+    TechnicalInsights,
+)
+from commit_digest.site import SiteOptions, build_index, generate_pages
+from commit_digest.site.pages import DAY_SUMMARIES_BUDGET
+from commit_digest.taxonomy import load_taxonomy
+from tests.site.conftest import BuiltSite
+from tests.site.factories import CREATED, label, make_commit, sample_records, sha_for
+from tests.site.html import article, hrefs, visible_text
+
+TAXONOMY = load_taxonomy()
+DAY = datetime(2026, 2, 3, tzinfo=UTC)
+LONG = "长文本分析 long analysis text " * 60  # ~1.9 K characters, the model's limit per paragraph
+
+
+def _long_analysis(importance: Importance, number: int) -> Analysis:
+    return Analysis(
+        change_type=ChangeType.FEATURE,
+        importance=importance,
+        summary=tuple(f"summary {number}-{bullet} {LONG}"[:2000] for bullet in range(5)),
+        impact_scope=tuple(ImpactItem(area=f"area {item}", note=LONG[:900]) for item in range(5)),
+        insights=TechnicalInsights(architecture=LONG, performance=LONG, compatibility=LONG),
+        risks=(LONG, LONG),
+        recommendations=(Recommendation(audience="用户", advice=LONG),),
+        conclusion=LONG,
+        platforms=(label("cuda", "reason"),),
+        provenance=Provenance(analyzer="llm:gpt-test", created_at=CREATED),
+    )
+
+
+def _long_day(commits: int) -> list[CommitRecord]:
+    importances = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
+    return [
+        CommitRecord(
+            commit=make_commit(f"long-{number}", f"[Core] Long commit {number} (#{number + 1})",
+                               DAY + timedelta(minutes=number)),
+            analysis=_long_analysis(importances[number % 3], number),
+        )
+        for number in range(commits)
+    ]
+
+
+def _day_html(records: list[CommitRecord]) -> str:
+    index = build_index(records, repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=TAXONOMY)
+    [spec] = [spec for spec in generate_pages(index, TAXONOMY, SiteOptions()) if spec.src_uri.startswith("days/")]
+    return spec.render().html
+
+
+def test_a_day_of_long_analyses_keeps_to_its_budget_full_analyses_first_by_importance() -> None:
+    records = _long_day(60)
+    html = _day_html(records)
+    # The table of every commit plus the sections' budget: far below 150 KB with the theme.
+    assert len(html.encode()) < 110_000
+    sections = re.split(r'<h3 id="c-', html)[1:]
+    assert len(sections) == 60  # every commit keeps its section
+    full = [section for section in sections if "📋 变更摘要" in section]
+    assert full, "at least the most important commits show their whole analysis"
+    # Full analyses come first (high, then medium), then summaries, then title lines only.
+    forms = ["full" if "📋 变更摘要" in s else "summary" if "完整分析 →" in s else "title" for s in sections]
+    assert forms == sorted(forms, key=["full", "summary", "title"].index)
+    assert sections[0].startswith(sha_for("long-57")[:12])  # newest high-importance commit first
+    assert "summary" in forms
+    assert _day_html(records) == html  # deterministic
+
+
+def test_summaries_keep_their_own_budget() -> None:
+    html = _day_html(_long_day(200))
+    sections = re.split(r'<h3 id="c-', html)[1:]
+    summaries = sum(len(s.encode()) for s in sections if "完整分析 →" in s)
+    assert summaries <= DAY_SUMMARIES_BUDGET
+    assert len(sections) == 200
+
+
+@pytest.mark.slow
+def test_every_link_between_generated_pages_resolves(zh_site: BuiltSite) -> None:
+    checked = 0
+    for name, page in zh_site.pages():
+        if not name.startswith(("days/", "commits/", "archive/", "platforms/", "subsystems/")):
+            continue
+        base = posixpath.dirname(name)
+        for target in hrefs(article(page)):
+            if target.startswith(("http:", "https:", "#", "mailto:")):
+                continue
+            path = posixpath.normpath(posixpath.join(base, target.split("#")[0]))
+            resolved = zh_site.site / path / "index.html" if target.endswith("/") else zh_site.site / path
+            assert resolved.is_file(), (name, target)
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.slow
+def test_day_pages_have_a_table_of_contents_of_groups_and_commits(zh_site: BuiltSite) -> None:
+    page = zh_site.page("days/2026-01-15")
+    toc = page[page.index('class="md-nav md-nav--secondary"') :]
+    toc = toc[: toc.index("</nav>\n</div>") if "</nav>\n</div>" in toc else len(toc)]
+    assert 'href="#high"' in toc and 'href="#unanalysed"' in toc
+    assert f'href="#c-{sha_for("medium-1")[:12]}"' in toc
+    assert "🔴 高重要度变更 (1)" in visible_text(toc)
+
+
+def test_a_label_month_page_does_not_change_when_a_later_month_is_added() -> None:
+    def month_page(records: list[CommitRecord]) -> str:
+        index = build_index(records, repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=TAXONOMY)
+        specs = {spec.src_uri: spec for spec in generate_pages(index, TAXONOMY, SiteOptions(page_size=3))}
+        return specs["platforms/cuda/2026-01.md"].render().html
+
+    before = month_page(sample_records())
+    later = _long_day(4)  # February 2026, CUDA-labelled
+    assert month_page(sample_records() + later) == before

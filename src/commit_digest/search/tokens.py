@@ -5,7 +5,8 @@ normalisation) yields only grams the document also holds, so AND over the term's
 
 - Text is normalised with NFKC and lowercased, then split into runs: *word* runs of ``[a-z0-9_]``
   (``_`` joins, so "fused_moe" is inside "fused_moe_kernel") and *CJK* runs (Han, kana, Hangul);
-  everything else separates runs.
+  everything else separates runs. Where a word run and a CJK run touch ("fp8量化"), the two
+  characters at the junction ("8量") are a gram too, so a mixed term is not just both halves.
 - A document holds, for each word run: its trigrams, its first one and two characters as prefix
   grams ("^f", "^fu"), its last one and two as suffix grams ("l$", "el$"), and the whole run as
   "^ab$" when it is shorter than three characters; for each CJK run: every character and every
@@ -20,6 +21,7 @@ normalisation) yields only grams the document also holds, so AND over the term's
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -80,32 +82,34 @@ def is_cjk(char: str) -> bool:
     return any(low <= code <= high for low, high in CJK_RANGES)
 
 
+_RUN = re.compile("([0-9a-z_]+)|([" + "".join(f"{chr(low)}-{chr(high)}" for low, high in CJK_RANGES) + "]+)")
+
+
 def runs(normalised: str) -> Iterator[Run]:
-    kind: str | None = None
-    start = 0
-    for position, char in enumerate(normalised):
-        current = WORD if is_word(char) else CJK if is_cjk(char) else None
-        if current != kind:
-            if kind is not None:
-                yield Run(kind, normalised[start:position], start, position)
-            kind, start = current, position
-    if kind is not None:
-        yield Run(kind, normalised[start:], start, len(normalised))
+    for found in _RUN.finditer(normalised):
+        yield Run(WORD if found.group(1) else CJK, found.group(), found.start(), found.end())
 
 
 def document_grams(text: str) -> set[str]:
     """Every gram of a document's text."""
+    words: set[str] = set()
+    cjk: set[str] = set()
     grams: set[str] = set()
-    for run in runs(normalise(text)):
-        word = run.text
-        if run.kind == WORD:
-            grams.update(word[i : i + 3] for i in range(len(word) - 2))
-            grams.update(("^" + word[:1], "^" + word[:2], word[-1:] + "$", word[-2:] + "$"))
-            if len(word) < 3:
-                grams.add("^" + word + "$")
-        else:
-            grams.update(word)
-            grams.update(word[i : i + 2] for i in range(len(word) - 1))
+    previous_end, previous_last = -1, ""
+    for found in _RUN.finditer(normalise(text)):
+        run = found.group()
+        (words if found.group(1) else cjk).add(run)
+        if found.start() == previous_end:  # a word run touching a CJK run ("fp8量化"): the junction
+            grams.add(previous_last + run[0])
+        previous_end, previous_last = found.end(), run[-1]
+    for word in words:  # each distinct run once: a commit's text repeats its words
+        grams.update([word[i : i + 3] for i in range(len(word) - 2)])
+        grams.update(("^" + word[:1], "^" + word[:2], word[-1:] + "$", word[-2:] + "$"))
+        if len(word) < 3:
+            grams.add("^" + word + "$")
+    for run in cjk:
+        grams.update(run)
+        grams.update([run[i : i + 2] for i in range(len(run) - 1)])
     return grams
 
 
@@ -129,7 +133,11 @@ def term_grams(term: str) -> list[str]:
     """The grams a document must hold to contain the (normalised) term; sorted, no repeats."""
     grams: set[str] = set()
     length = len(term)
+    previous: Run | None = None
     for run in runs(term):
+        if previous is not None and previous.end == run.start:
+            grams.add(previous.text[-1] + run.text[0])
+        previous = run
         word = run.text
         if run.kind == CJK:
             if len(word) == 1:

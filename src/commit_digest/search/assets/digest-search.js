@@ -50,8 +50,11 @@
   }
   function documentGrams(text) {
     var grams = new Set();
+    var previous = null;
     runs(normalise(text)).forEach(function (run) {
       var word = run.chars;
+      if (previous && previous.end === run.start) grams.add(previous.chars[previous.chars.length - 1] + word[0]);
+      previous = run;
       if (run.kind === "w") {
         ngrams(word, 3, grams);
         grams.add("^" + word.slice(0, 1).join(""));
@@ -83,8 +86,11 @@
   function termGrams(term) {
     var grams = new Set();
     var length = Array.from(term).length;
+    var previous = null;
     runs(term).forEach(function (run) {
       var word = run.chars;
+      if (previous && previous.end === run.start) grams.add(previous.chars[previous.chars.length - 1] + word[0]);
+      previous = run;
       if (run.kind === "c") {
         ngrams(word, word.length === 1 ? 1 : 2, grams);
       } else if (word.length >= 3) {

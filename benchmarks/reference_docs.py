@@ -63,7 +63,7 @@ def commit_markdown(item: SiteCommit) -> str:
     return "\n".join(lines) + "\n"
 
 
-def day_markdown(day) -> str:  # noqa: ANN001 - a site.model.Day
+def day_markdown(day) -> str:
     stats = day.stats
     lines = [
         f"# {day.iso} 提交摘要",
@@ -77,8 +77,10 @@ def day_markdown(day) -> str:  # noqa: ANN001 - a site.model.Day
     ]
     for item in day.newest_first:
         link = f"[{item.record.commit.title}](../commits/{item.sha[:12]}.md)"
-        lines.append(f"| {item.local_time:%H:%M} | {item.record.commit.author_name} | {link} | {item.group} | "
-                     f"{_labels(item.platforms)} |")
+        lines.append(
+            f"| {item.local_time:%H:%M} | {item.record.commit.author_name} | {link} | {item.group} | "
+            f"{_labels(item.platforms)} |"
+        )
     lines.append("")
     for name in GROUP_ORDER:
         for item in day.group(name):
@@ -93,13 +95,16 @@ def day_markdown(day) -> str:  # noqa: ANN001 - a site.model.Day
 def write_reference_docs(cache: Path, docs: Path) -> int:
     """Writes index.md, days/*.md and commits/*.md; returns the number of pages."""
     with AnalysisStore(cache) as store:
-        index = build_index(store.records(REPOSITORY), repository=REPOSITORY, zone=ZoneInfo("UTC"),
-                            taxonomy=load_taxonomy())
+        index = build_index(
+            store.records(REPOSITORY), repository=REPOSITORY, zone=ZoneInfo("UTC"), taxonomy=load_taxonomy()
+        )
     (docs / "days").mkdir(parents=True, exist_ok=True)
     (docs / "commits").mkdir(parents=True, exist_ok=True)
     pages = 1
-    (docs / "index.md").write_text("# 每日提交摘要\n\n" + "".join(
-        f"- [{day.iso}](days/{day.iso}.md)\n" for day in index.days[:7]), encoding="utf-8")
+    (docs / "index.md").write_text(
+        "# 每日提交摘要\n\n" + "".join(f"- [{day.iso}](days/{day.iso}.md)\n" for day in index.days[:7]),
+        encoding="utf-8",
+    )
     for day in index.days:
         (docs / "days" / f"{day.iso}.md").write_text(day_markdown(day), encoding="utf-8")
         pages += 1

@@ -104,7 +104,7 @@ class _CountingHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
 
-    def copyfile(self, source, outputfile) -> None:  # noqa: ANN001 - the base class's signature
+    def copyfile(self, source, outputfile) -> None:
         data = source.read()
         self.counted.append(len(data))
         outputfile.write(data)
@@ -124,10 +124,22 @@ def home_page_bytes(site: Path) -> str:
     try:
         with tempfile.TemporaryDirectory() as profile:
             subprocess.run(
-                [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", f"--user-data-dir={profile}",
-                 "--virtual-time-budget=5000", "--dump-dom", f"http://127.0.0.1:{server.server_address[1]}/"],
-                check=True, capture_output=True, timeout=120,
+                [
+                    chromium,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    f"--user-data-dir={profile}",
+                    "--virtual-time-budget=5000",
+                    "--dump-dom",
+                    f"http://127.0.0.1:{server.server_address[1]}/",
+                ],
+                check=True,
+                capture_output=True,
+                timeout=120,
             )
     finally:
         server.shutdown()
@@ -139,11 +151,18 @@ def query_bytes(site: Path, cache: Path) -> str:
         search_recall = importlib.import_module("benchmarks.search_recall")
     except ModuleNotFoundError:
         return "TODO: benchmarks/search_recall.py (helper S) is not there yet; no figure"
+    from commit_digest.search.documents import search_text
     from commit_digest.store import AnalysisStore
+    from commit_digest.taxonomy import load_taxonomy
 
+    taxonomy = load_taxonomy()
     with AnalysisStore(cache) as store:
-        texts = {record.commit.sha: record.model_dump_json() for record in store.records()}
-    return str(search_recall.measure_queries(site, list(QUERIES), texts))
+        texts = {record.commit.sha: search_text(record, taxonomy) for record in store.records()}
+    return "; ".join(
+        f"{found.term!r}: first results {found.first_page_bytes / 1024:.0f} KB, all {found.results} "
+        f"matches {found.all_bytes / 1024:.0f} KB (recall {found.found_expected}/{found.expected})"
+        for found in search_recall.measure_queries(site, list(QUERIES), texts)
+    )
 
 
 def write_project(target: Path) -> Path:
@@ -161,12 +180,32 @@ def measure(n: int, work: Path, *, seed: int, reference: bool) -> Result:
     cache = work / "cache"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    result.steps.append(run_step("generate store", [python, "-m", "benchmarks.synthetic", "--n", str(n),
-                                                    "--seed", str(seed), "--cache", str(cache)], PROJECT))
+    result.steps.append(
+        run_step(
+            "generate store",
+            [python, "-m", "benchmarks.synthetic", "--n", str(n), "--seed", str(seed), "--cache", str(cache)],
+            PROJECT,
+        )
+    )
     ours = work / "ours"
     config = write_project(ours)
-    build = run_step("our build", [python, "-m", "commit_digest.cli", "build", "-f", str(config), "--cache",
-                                   str(cache), "--site-dir", str(ours / "site"), "--strict"], ours)
+    build = run_step(
+        "our build",
+        [
+            python,
+            "-m",
+            "commit_digest.cli",
+            "build",
+            "-f",
+            str(config),
+            "--cache",
+            str(cache),
+            "--site-dir",
+            str(ours / "site"),
+            "--strict",
+        ],
+        ours,
+    )
     result.steps.append(build)
     sizes = site_sizes(ours / "site", ("days/", "commits/", "archive/", "platforms/", "subsystems/"))
     result.figures.update(sizes)
@@ -175,15 +214,22 @@ def measure(n: int, work: Path, *, seed: int, reference: bool) -> Result:
     result.figures["query_download"] = query_bytes(ours / "site", cache)
     if reference:
         docs = work / "reference" / "docs"
-        result.steps.append(run_step("reference pages (.md)", [python, "-m", "benchmarks.reference_docs", "--cache",
-                                                               str(cache), "--docs", str(docs)], PROJECT))
+        result.steps.append(
+            run_step(
+                "reference pages (.md)",
+                [python, "-m", "benchmarks.reference_docs", "--cache", str(cache), "--docs", str(docs)],
+                PROJECT,
+            )
+        )
         reference_config = work / "reference" / "mkdocs.yml"
         reference_config.write_text(yaml.safe_dump(REFERENCE_CONFIG, allow_unicode=True), encoding="utf-8")
-        reference_build = run_step("reference build", [python, "-m", "mkdocs", "build", "-q", "-f",
-                                                       str(reference_config)], work / "reference")
+        reference_build = run_step(
+            "reference build", [python, "-m", "mkdocs", "build", "-q", "-f", str(reference_config)], work / "reference"
+        )
         result.steps.append(reference_build)
         result.figures["reference_site_bytes"] = site_sizes(work / "reference" / "site", ("days/", "commits/"))[
-            "site_bytes"]
+            "site_bytes"
+        ]
         result.figures["ratio_ours_to_reference"] = f"{build.seconds / reference_build.seconds:.2f}"
     return result
 

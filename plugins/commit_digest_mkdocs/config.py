@@ -39,7 +39,7 @@ class PluginConfig(Config):
     """How many of the latest days the home page shows."""
 
     page_size = opt.Type(int, default=100)
-    """Commits per page of a platform or subsystem listing (older commits go to further pages)."""
+    """Commits per page of a platform or subsystem month (a longer month continues in parts)."""
 
     def digest_options(self) -> dict[str, object]:
         """The options that ``DigestSettings`` validates (unset optional ones left out)."""

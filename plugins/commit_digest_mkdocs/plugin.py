@@ -28,8 +28,8 @@ from commit_digest.search import search_documents, search_files, search_names
 from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
-from commit_digest.site.pages import Heading, PageSpec
 from commit_digest.site.i18n import Texts
+from commit_digest.site.pages import Heading, PageSpec
 from commit_digest.site.status import STATUS_FILE, site_status
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy, load_taxonomy

@@ -51,8 +51,9 @@ def _long_day(commits: int) -> list[CommitRecord]:
     importances = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
     return [
         CommitRecord(
-            commit=make_commit(f"long-{number}", f"[Core] Long commit {number} (#{number + 1})",
-                               DAY + timedelta(minutes=number)),
+            commit=make_commit(
+                f"long-{number}", f"[Core] Long commit {number} (#{number + 1})", DAY + timedelta(minutes=number)
+            ),
             analysis=_long_analysis(importances[number % 3], number),
         )
         for number in range(commits)

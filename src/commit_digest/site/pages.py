@@ -119,11 +119,7 @@ class _Context:
         rule = self._rule(kind, label_id)
         if rule is None:
             return self.texts("unknown_label")
-        return (
-            html_text(rule.description.in_language(self.options.language))
-            if rule.description
-            else Markup("")
-        )
+        return html_text(rule.description.in_language(self.options.language)) if rule.description else Markup("")
 
     def type_name(self, item: SiteCommit) -> Markup:
         return self.texts.change_type(item.change_type) if item.change_type else Markup("-")
@@ -194,7 +190,9 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
             previous = day.commits[position - 1] if position > 0 else None
             following = day.commits[position + 1] if position + 1 < len(day.commits) else None
 
-            def content(uri: str = uri, item: SiteCommit = item, previous: Any = previous, following: Any = following) -> str:
+            def content(
+                uri: str = uri, item: SiteCommit = item, previous: Any = previous, following: Any = following
+            ) -> str:
                 page = context.for_page(uri, item=item, previous=previous, following=following)
                 return render("commit.html.j2", **page)
 
@@ -206,9 +204,7 @@ def archive_pages(context: _Context) -> Iterator[PageSpec]:
     yield PageSpec(
         paths.ARCHIVE_INDEX,
         _plain(context.texts("archive_title")),
-        lambda: render(
-            "archive_index.html.j2", **context.for_page(paths.ARCHIVE_INDEX, months=list(months.items()))
-        ),
+        lambda: render("archive_index.html.j2", **context.for_page(paths.ARCHIVE_INDEX, months=list(months.items()))),
     )
     for month, days in months.items():
         uri = paths.month_page(month)

@@ -154,17 +154,21 @@ def home_page(context: _Context) -> PageSpec:
 
 
 def _day_sections(context: _Context, uri: str, day: Any) -> list[tuple[str, list[Markup]]]:
-    """Each group's commit sections in importance order, full while the page's budget lasts."""
+    """Each group's commit sections in importance order: full analyses until the first one that
+    would pass the budget, then first summary bullets until theirs is spent, then title lines."""
     used = 0
+    forms = ["full", "summary", "title"]
     groups: list[tuple[str, list[Markup]]] = []
     for name in GROUP_ORDER:
         sections: list[Markup] = []
         for item in day.group(name):
-            for form in ("full", "summary", "title"):
+            while True:
+                form = forms[0]
                 html = render("day_commit.html.j2", **context.for_page(uri, item=item, name=name, form=form))
                 budget = DAY_SECTIONS_BUDGET if form == "full" else DAY_SUMMARIES_BUDGET
                 if form == "title" or used + _size(html) <= budget:
                     break
+                forms.pop(0)
             used += _size(html)
             sections.append(Markup(html))
         if sections:

@@ -52,11 +52,15 @@ def url(src_uri: str, directory_urls: bool = True) -> str:
 def href(from_page: str, to_page: str, directory_urls: bool = True) -> Markup:
     """The relative URL an HTML page at ``from_page`` links ``to_page`` with (source paths)."""
     source, target = url(from_page, directory_urls), url(to_page, directory_urls)
-    base = source[:-1] if source.endswith("/") else posixpath.dirname(source)
-    relative = posixpath.relpath(target or ".", base or ".")
-    if target == "" or target.endswith("/"):
-        relative = "./" if relative == "." else relative + "/"
-    return Markup(relative)
+    # Segments of the source's folder and of the target; posixpath.relpath would do the same
+    # through abspath (a getcwd per link), which a build of tens of thousands of pages feels.
+    base = source.split("/")[:-1]
+    parts = target.split("/")
+    common = 0
+    while common < len(base) and common < len(parts) - 1 and base[common] == parts[common]:
+        common += 1
+    relative = "../" * (len(base) - common) + "/".join(parts[common:])
+    return Markup(relative or "./")
 
 
 def link(from_page: str, to_page: str) -> Markup:

@@ -2,11 +2,17 @@
 
 ``commit-digest build`` and ``commit-digest demo`` call ``run_build``; they import this module
 lazily, so importing the CLI never imports MkDocs.
+
+The build writes into a fresh folder beside the site and swaps it in only when it succeeded,
+so a crash, a kill or a failed strict build never leaves a published site that mixes old and
+new pages: readers see the old site until the new one is complete.
 """
 
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
 from pathlib import Path
 
 from mkdocs.commands.build import build
@@ -17,6 +23,9 @@ from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import PLUGIN_NAME
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.build")
+
+_STAGING = ".{name}.building-"
+_RETIRED = ".{name}.old-"
 
 
 class SiteBuildError(CommitDigestError):
@@ -42,12 +51,50 @@ def run_build(
         overrides["site_dir"] = str(site_dir.resolve())
     try:
         config = load_config(config_file=str(config_file), **overrides)
-        if PLUGIN_NAME not in config.plugins:
-            raise InputError(f"{config_file} does not enable the {PLUGIN_NAME} plugin under 'plugins:'")
-        if cache_dir is not None:
-            config.plugins[PLUGIN_NAME].config.cache_dir = str(cache_dir.resolve())
-        logger.info("building %s into %s", config_file, config.site_dir)
-        build(config)
     except MkDocsException as error:
-        raise SiteBuildError(f"mkdocs build of {config_file} failed: {error}") from error
-    return Path(config.site_dir)
+        raise SiteBuildError(f"cannot load {config_file}: {error}") from error
+    if PLUGIN_NAME not in config.plugins:
+        raise InputError(f"{config_file} does not enable the {PLUGIN_NAME} plugin under 'plugins:'")
+    if cache_dir is not None:
+        config.plugins[PLUGIN_NAME].config.cache_dir = str(cache_dir.resolve())
+    target = Path(config.site_dir)
+    _remove_leftovers(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=_STAGING.format(name=target.name), dir=target.parent))
+    config.site_dir = str(staging)
+    logger.info("building %s into %s (published at %s when complete)", config_file, staging, target)
+    try:
+        build(config)
+    except MkDocsException as error:  # strict-mode aborts included
+        shutil.rmtree(staging, ignore_errors=True)
+        raise SiteBuildError(f"mkdocs build of {config_file} failed: {error}; {target} is unchanged") from error
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _publish(staging, target)
+    return target
+
+
+def _publish(staging: Path, target: Path) -> None:
+    """Swaps the finished build in: two renames, never a half-written folder at ``target``."""
+    retired = None
+    if target.exists():
+        retired = Path(tempfile.mkdtemp(prefix=_RETIRED.format(name=target.name), dir=target.parent))
+        retired.rmdir()
+        target.rename(retired)
+    staging.rename(target)
+    if retired is not None:
+        shutil.rmtree(retired, ignore_errors=True)
+
+
+def _remove_leftovers(target: Path) -> None:
+    """Folders a killed build left behind; a retired site is restored if the swap was cut short."""
+    if not target.parent.is_dir():
+        return
+    for leftover in sorted(target.parent.glob(_RETIRED.format(name=target.name) + "*")):
+        if not target.exists():
+            leftover.rename(target)
+        else:
+            shutil.rmtree(leftover, ignore_errors=True)
+    for leftover in target.parent.glob(_STAGING.format(name=target.name) + "*"):
+        shutil.rmtree(leftover, ignore_errors=True)

@@ -45,7 +45,7 @@ with api.open_digest(plugin.settings) as digest:
             lines += [words["columns"], "| --- | --- | --- |"]
             for item in found:
                 summary = item.record.analysis.summary[0] if item.record.analysis else ""
-                target = api.link(PAGE, api.commit_page(item.sha))
+                target = api.link(PAGE, api.commit_page(item.sha), directory_urls=mkdocs_gen_files.config.use_directory_urls)
                 title = api.text(item.record.commit.title)
                 lines.append(f"| {item.day.isoformat()} | [{title}]({target}) | {api.text(summary)} |")
 

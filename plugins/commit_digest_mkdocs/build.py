@@ -13,14 +13,20 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 
 from commit_digest.errors import CommitDigestError, InputError
-from commit_digest.settings import PLUGIN_NAME
+from commit_digest.settings import PLUGIN_NAME, settings_from_mapping
+from commit_digest.site.incremental import read_manifest
+from commit_digest.store import AnalysisStore
+from commit_digest_mkdocs.fingerprint import shared_inputs_digest
+from commit_digest_mkdocs.plugin import write_status
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.build")
 
@@ -38,11 +44,14 @@ def run_build(
     cache_dir: Path | None = None,
     site_dir: Path | None = None,
     strict: bool = False,
+    full: bool = False,
 ) -> Path:
     """Builds the site described by ``config_file``; returns the folder written.
 
     ``cache_dir`` replaces the plugin's store (relative paths are taken from the current
     directory, as a command-line path is); ``site_dir`` replaces the output folder.
+    Unless ``full``, pages whose inputs did not change are taken from the published site, and
+    when nothing changed at all only the status file is renewed.
     """
     if not config_file.is_file():
         raise InputError(f"config file {config_file} does not exist")
@@ -59,9 +68,14 @@ def run_build(
         config.plugins[PLUGIN_NAME].config.cache_dir = str(cache_dir.resolve())
     target = Path(config.site_dir)
     _remove_leftovers(target)
+    plugin = config.plugins[PLUGIN_NAME]
+    if not full and _nothing_changed(config, target):
+        logger.info("commit-digest: nothing changed since the build of %s; only its status is renewed", target)
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=_STAGING.format(name=target.name), dir=target.parent))
     config.site_dir = str(staging)
+    plugin.previous_site_dir = None if full or not target.is_dir() else target
     logger.info("building %s into %s (published at %s when complete)", config_file, staging, target)
     try:
         build(config)
@@ -73,6 +87,28 @@ def run_build(
         raise
     _publish(staging, target)
     return target
+
+
+def _nothing_changed(config: MkDocsConfig, target: Path) -> bool:
+    """Same shared inputs and same store revision as the published build: renew its status only."""
+    manifest = read_manifest(target)
+    if manifest is None or manifest.store_revision is None:
+        return False
+    plugin = config.plugins[PLUGIN_NAME]
+    base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+    try:
+        settings = settings_from_mapping(plugin.config.digest_options(), where=str(config.config_file_path))
+        settings = settings.relative_to(base)
+        if not settings.cache_dir.is_dir():
+            return False
+        with AnalysisStore(settings.cache_dir) as store:
+            revision = store.revision()
+    except CommitDigestError:
+        return False  # the real build reports what is wrong
+    if manifest.shared != shared_inputs_digest(config) or manifest.store_revision != revision:
+        return False
+    write_status(target, manifest.status, built_at=datetime.now(settings.zone), language=settings.language)
+    return True
 
 
 def _publish(staging: Path, target: Path) -> None:

@@ -6,6 +6,7 @@ and leaves any page a site owner wrote (in docs/ or with mkdocs-gen-files) in pl
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import logging
@@ -24,16 +25,39 @@ from mkdocs.structure.toc import get_toc
 
 from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
-from commit_digest.search import search_documents, search_files, search_names
+from commit_digest.search import search_names
+from commit_digest.search.documents import search_document
+from commit_digest.search.index import (
+    PartitionInfo,
+    partition_files,
+    partition_info,
+    quarter,
+)
+from commit_digest.search.index import (
+    manifest as search_manifest,
+)
 from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
+from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
+from commit_digest.site.incremental import (
+    BuildManifest,
+    OutputRecord,
+    PreviousBuild,
+    copy_folder,
+    link_or_copy,
+    read_manifest,
+    sitemap,
+    write_manifest,
+)
+from commit_digest.site.model import SiteCommit
 from commit_digest.site.pages import Heading, PageSpec
-from commit_digest.site.status import STATUS_FILE, site_status
+from commit_digest.site.status import STATUS_FILE, status_document, status_facts
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy, load_taxonomy
 from commit_digest_mkdocs.config import PluginConfig
+from commit_digest_mkdocs.fingerprint import shared_inputs_digest
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
 _NAV_PAGES = frozenset({paths.HOME, paths.ARCHIVE_INDEX, paths.PLATFORMS_INDEX, paths.SUBSYSTEMS_INDEX})
@@ -56,10 +80,19 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._sanitized: set[str] = set()
         self._specs: dict[str, PageSpec] = {}
         self._index: SiteIndex | None = None
+        # Set by ``run_build`` to the published site: unchanged pages are taken from there.
+        self.previous_site_dir: Path | None = None
+        self._shared = ""
+        self._previous = PreviousBuild(None, None, "")
+        self._manifest = BuildManifest(shared="")
+        self._reused: list[tuple[Path, str]] = []  # (previous output file, path in the new site)
+        self._page_urls: list[str] = []
 
     # Before material's search reads the theme language.
     @event_priority(50)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        # Before anything below changes the configuration: run_build computes the same digest.
+        self._shared = shared_inputs_digest(config)
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         with _as_plugin_error():
             settings = settings_from_mapping(
@@ -78,6 +111,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             },
         )
         config.theme["language"] = settings.language
+        # Our own sitemap (on_post_build) lists reused pages too, and carries no build date.
+        config.theme.static_templates.discard("sitemap.xml")
         return config
 
     # After mkdocs-gen-files (priority 0), so pages site owners generate also take precedence.
@@ -89,15 +124,18 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             file.src_uri
             for file in files.documentation_pages()
             if file.generated_by is not None
-            or (
-                file.abs_src_path is not None
-                and not Path(file.abs_src_path).resolve().is_relative_to(docs_dir)
-            )
+            or (file.abs_src_path is not None and not Path(file.abs_src_path).resolve().is_relative_to(docs_dir))
         }
         self._specs = {}
+        self._reused = []
         owned = set(files.src_uris)
+        previous_site = self.previous_site_dir
+        self._previous = PreviousBuild(
+            previous_site, read_manifest(previous_site) if previous_site else None, self._shared
+        )
         with _as_plugin_error():
-            records = self._read_store(self.settings)
+            records, revision = self._read_store(self.settings)
+            self._manifest = BuildManifest(shared=self._shared, store_revision=revision)
             index = build_index(
                 records, repository=self.settings.repository, zone=self.settings.zone, taxonomy=self.taxonomy
             )
@@ -108,25 +146,43 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                     skipped += 1
                     logger.debug("%s exists in the docs; not generating it", spec.src_uri)
                     continue
-                # Day, commit and listing pages are reached through links: the nav stays small.
-                inclusion = (
-                    InclusionLevel.INCLUDED if spec.src_uri in _NAV_PAGES else InclusionLevel.NOT_IN_NAV
-                )
-                # The page is rendered to HTML by the site package (on_page_content); MkDocs'
-                # Markdown converter only ever sees an empty body.
-                files.append(File.generated(config, spec.src_uri, content="", inclusion=inclusion))
-                self._specs[spec.src_uri] = spec
                 added += 1
+                if spec.inputs and spec.src_uri not in _NAV_PAGES:
+                    self._add_reusable(spec, files, config)
+                    continue
+                # Nav pages: always rendered (few, and the navigation needs them as pages).
+                files.append(File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.INCLUDED))
+                self._specs[spec.src_uri] = spec
             self._add_search_files(files, config, owned)
         logger.info(
-            "commit-digest: %s pages from %s commits (%s left to hand-written pages)",
+            "commit-digest: %s pages from %s commits (%s reused from the previous build, %s left to "
+            "hand-written pages)",
             added,
             sum(len(day.commits) for day in index.days),
+            self._previous.reused_pages,
             skipped,
         )
         if config.nav is None:
             config.nav = self._navigation(files)
+        base_url = config.site_url or "/"
+        self._page_urls = [base_url + file.url for file in files.documentation_pages()]
+        self._page_urls += [base_url + output.removesuffix("index.html") for _, output in self._reused]
         return files
+
+    def _add_reusable(self, spec: PageSpec, files: Files, config: MkDocsConfig) -> None:
+        """A not-in-nav page: copied from the previous build when its inputs are unchanged."""
+        page_digest = digest(self._shared, spec.src_uri, spec.inputs)
+        previous = self._previous.page(spec.src_uri, page_digest)
+        if previous is not None:
+            output = self._previous.manifest.pages[spec.src_uri].output  # type: ignore[union-attr]
+            self._reused.append((previous, output))
+        else:
+            # Reached through links, never listed in the navigation: every page stays small.
+            file = File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.NOT_IN_NAV)
+            files.append(file)
+            self._specs[spec.src_uri] = spec
+            output = file.dest_uri
+        self._manifest.pages[spec.src_uri] = OutputRecord(digest=page_digest, output=output)
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         spec = self._specs.get(page.file.src_uri)
@@ -147,25 +203,38 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         return html
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """Writes the status the page footers show: the build time lives here, not in the pages."""
+        """Reused pages, the status the footers show (the build time lives there, not in the
+        pages), the search index, the sitemap and the manifest the next build reuses from."""
         if self._index is None or self.settings is None:
             return
-        status = site_status(
-            self._index, built_at=datetime.now(self.settings.zone), language=self.settings.language
+        site_dir = Path(config.site_dir)
+        for previous, output in self._reused:
+            target = site_dir / output
+            target.parent.mkdir(parents=True, exist_ok=True)
+            link_or_copy(previous, target)
+        facts = status_facts(self._index)
+        write_status(site_dir, facts, built_at=datetime.now(self.settings.zone), language=self.settings.language)
+        self._manifest.status = facts
+        with _as_plugin_error():
+            self._write_search_index(config)
+        xml, compressed = sitemap(self._page_urls)
+        (site_dir / "sitemap.xml").write_bytes(xml)
+        (site_dir / "sitemap.xml.gz").write_bytes(compressed)
+        write_manifest(site_dir, self._manifest)
+        logger.info(
+            "commit-digest: reused %s pages and %s search partitions from the previous build",
+            self._previous.reused_pages,
+            self._previous.reused_partitions,
         )
-        Path(config.site_dir, STATUS_FILE).write_text(
-            json.dumps(status, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-        )
-        self._write_search_index(config)
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _read_store(self, settings: DigestSettings) -> list[CommitRecord]:
+    def _read_store(self, settings: DigestSettings) -> tuple[list[CommitRecord], str | None]:
         if not settings.cache_dir.is_dir():
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
-            return []
+            return [], None
         with AnalysisStore(settings.cache_dir) as store:
-            return list(store.records(settings.repository))
+            return list(store.records(settings.repository)), store.revision()
 
     def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:
         """The search page and its client; a site owner's own page at that path wins."""
@@ -177,23 +246,38 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 files.append(File.generated(config, path, content=asset(path)))
 
     def _write_search_index(self, config: MkDocsConfig) -> None:
-        """The sharded search index under search/, built one quarter at a time."""
+        """The sharded search index under search/, one quarter at a time; a quarter whose
+        commits are unchanged is taken from the previous build."""
         assert self._index is not None and self.taxonomy is not None
         target = Path(config.site_dir, "search")
         commit_page = paths.commit_page("{sha}")
         commit_url = commit_page[: -len(".md")] + ("/" if config.use_directory_urls else ".html")
-        count = size = 0
-        for relative, content in search_files(
-            search_documents(self._index, self.taxonomy),
-            search_names(self.taxonomy, self.site_options.language),
-            commit_url=commit_url,
-        ):
-            path = target / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content)
-            count += 1
-            size += len(content)
-        logger.info("commit-digest: search index of %s files, %s bytes", count, size)
+        names = search_names(self.taxonomy, self.site_options.language)
+        partitions: list[PartitionInfo] = []
+        written = 0
+        for part_id, items in _quarters(self._index):
+            part_digest = digest(self._shared, "search", part_id, commit_url, [item.fingerprint for item in items])
+            reusable = self._previous.partition(part_id, part_digest)
+            if reusable is not None:
+                previous, details = reusable
+                copy_folder(previous, target / part_id)
+                info = PartitionInfo(**details)  # type: ignore[arg-type]
+            else:
+                documents = [search_document(item, self.taxonomy) for item in items]
+                info = partition_info(part_id, documents)
+                for relative, content in partition_files(part_id, documents):
+                    path = target / relative
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(content)
+                    info.shards += "/s/" in relative
+                    written += 1
+            partitions.append(info)
+            self._manifest.search[part_id] = OutputRecord(
+                digest=part_digest, output=f"search/{part_id}", details=dataclasses.asdict(info)
+            )
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "manifest.json").write_bytes(search_manifest(partitions, names, commit_url=commit_url))
+        logger.info("commit-digest: search index: %s quarters, %s files written", len(partitions), written)
 
     def _navigation(self, files: Files) -> list[Any]:
         """Home, archive, platforms, subsystems and the site owner's pages; never days or commits."""
@@ -213,6 +297,29 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             if file.src_uri not in listed and not file.src_uri.startswith(paths.GENERATED_PREFIXES)
         )
         return nav + own_pages
+
+
+def _quarters(index: SiteIndex) -> Iterator[tuple[str, list[SiteCommit]]]:
+    """The commits of each quarter, newest first (the order the search index numbers them in)."""
+    current: str | None = None
+    held: list[SiteCommit] = []
+    for day in index.days:
+        part = quarter(day.date)
+        if part != current and held:
+            yield current, held  # type: ignore[misc]
+            held = []
+        current = part
+        held.extend(day.newest_first)
+    if held:
+        yield current, held  # type: ignore[misc]
+
+
+def write_status(site_dir: Path, facts: dict[str, object], *, built_at: datetime, language: str) -> None:
+    """status.json, replaced in one step (a fast no-change build rewrites only this file)."""
+    document = status_document(facts, built_at=built_at, language=language)
+    temporary = site_dir / (STATUS_FILE + ".partial")
+    temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    temporary.replace(site_dir / STATUS_FILE)
 
 
 def _toc_tokens(headings: tuple[Heading, ...]) -> list[Any]:

@@ -42,9 +42,11 @@ text = inline_text
 paragraphs = block_text
 
 
-def link(from_page: str, to_page: str) -> Markup:
-    """Relative link from one page's source path to another's (see ``commit_page``, ``day_page``)."""
-    return paths.link(from_page, to_page)
+def link(from_page: str, to_page: str, *, directory_urls: bool = True) -> Markup:
+    """The relative URL from one page (by source path) to a generated page (``commit_page``,
+    ``day_page``). It is the page's final URL, not a ``.md`` path: an incremental build copies
+    unchanged generated pages instead of rendering them, so MkDocs does not know them as pages."""
+    return paths.href(from_page, to_page, directory_urls)
 
 
 commit_page = paths.commit_page

@@ -69,7 +69,18 @@ def test_a_failed_strict_build_leaves_the_published_site_untouched(
 def test_a_killed_build_leaves_the_published_site_untouched(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     site = build(project, monkeypatch)
     before = snapshot(site)
-    command = [sys.executable, "-m", "commit_digest.cli", "build", "-f", "mkdocs.yml", "--site-dir", "site", "--strict"]
+    command = [
+        sys.executable,
+        "-m",
+        "commit_digest.cli",
+        "build",
+        "-f",
+        "mkdocs.yml",
+        "--site-dir",
+        "site",
+        "--strict",
+        "--full",
+    ]
     killed = subprocess.run(
         command, cwd=project, env={**os.environ, "KILL_THE_BUILD": "1"}, capture_output=True, timeout=300
     )

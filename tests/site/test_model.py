@@ -79,4 +79,5 @@ def test_read_api_gives_days_and_months_from_an_mkdocs_yml(tmp_path: Path) -> No
         assert [day.iso for day in digest.days()][:2] == ["2026-01-17", "2026-01-16"]
         assert len(digest.month("2026-01")) == 16
     assert str(api.text("[x](javascript:y)")) == "&#91;x&#93;(javascript&#58;y)"
-    assert api.link("deprecations.md", api.commit_page("a" * 40)) == "commits/aaaaaaaaaaaa.md"
+    assert api.link("deprecations.md", api.commit_page("a" * 40)) == "../commits/aaaaaaaaaaaa/"
+    assert api.link("deprecations.md", api.commit_page("a" * 40), directory_urls=False) == "commits/aaaaaaaaaaaa.html"

@@ -37,20 +37,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="where to write the site (default: site_dir of mkdocs.yml)",
     )
     parser.add_argument("--strict", action="store_true", help="fail on any MkDocs warning")
+    parser.add_argument(
+        "--full", action="store_true", help="render every page (default: reuse pages whose inputs did not change)"
+    )
     parser.set_defaults(handler=run)
 
 
 def build_site(
-    config_file: Path | None, *, cache_dir: Path | None, site_dir: Path | None, strict: bool
+    config_file: Path | None, *, cache_dir: Path | None, site_dir: Path | None, strict: bool, full: bool = False
 ) -> Path:
     """Builds the site (``demo`` calls this too); returns the folder written."""
     # MkDocs is imported only when a build runs: the rest of the CLI never loads it.
     from commit_digest_mkdocs.build import run_build
 
-    return run_build(config_file or DEFAULT_CONFIG, cache_dir=cache_dir, site_dir=site_dir, strict=strict)
+    return run_build(config_file or DEFAULT_CONFIG, cache_dir=cache_dir, site_dir=site_dir, strict=strict, full=full)
 
 
 def run(args: argparse.Namespace) -> int:
-    site = build_site(args.config_file, cache_dir=args.cache, site_dir=args.site_dir, strict=args.strict)
+    site = build_site(
+        args.config_file, cache_dir=args.cache, site_dir=args.site_dir, strict=args.strict, full=args.full
+    )
     print(f"site written to {site}")
     return 0

@@ -76,6 +76,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--github-url", default=None, metavar="URL", help="REST API base URL (GitHub Enterprise)")
     parser.add_argument("--offline", action="store_true", help="no LLM: offline analyses only, on purpose")
     parser.add_argument("--no-fetch", action="store_true", help="skip fetching (rebuild what is stored)")
+    parser.add_argument("--full", action="store_true", help="render every page instead of reusing unchanged ones")
     parser.set_defaults(handler=run_nightly)
 
 
@@ -209,5 +210,7 @@ def _save(store: AnalysisStore, durable_dir: Path, report: StepReport) -> None:
 def _build(args: argparse.Namespace, settings: DigestSettings, report: StepReport) -> None:
     from commit_digest.commands.build import build_site
 
-    site = build_site(args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True)
+    site = build_site(
+        args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True, full=args.full
+    )
     report.lines.append(f"site built into {site}")

@@ -152,7 +152,7 @@ def shard_of(gram: str, shards: int) -> int:
     return fnv1a(gram) % shards
 
 
-def _partition_files(part_id: str, documents: list[SearchDocument]) -> Iterator[tuple[str, bytes]]:
+def partition_files(part_id: str, documents: list[SearchDocument]) -> Iterator[tuple[str, bytes]]:
     """The shard and chunk files of one partition; ``documents`` newest first."""
     postings: dict[str, array] = {}
     for doc_id, document in enumerate(documents):
@@ -204,6 +204,17 @@ def _partitions(documents: Iterable[SearchDocument]) -> Iterator[tuple[str, list
         yield current, held
 
 
+def partition_info(part_id: str, documents: list[SearchDocument]) -> PartitionInfo:
+    """What the manifest says of a partition (``shards`` is counted as its files are written)."""
+    return PartitionInfo(
+        id=part_id,
+        docs=len(documents),
+        shards=0,
+        first_day=documents[-1].day.isoformat(),
+        last_day=documents[0].day.isoformat(),
+    )
+
+
 def search_files(
     documents: Iterable[SearchDocument], names: SearchNames, *, commit_url: str
 ) -> Iterator[tuple[str, bytes]]:
@@ -214,10 +225,8 @@ def search_files(
     """
     partitions: list[PartitionInfo] = []
     for part_id, held in _partitions(documents):
-        info = PartitionInfo(
-            id=part_id, docs=len(held), shards=0, first_day=held[-1].day.isoformat(), last_day=held[0].day.isoformat()
-        )
-        for path, content in _partition_files(part_id, held):
+        info = partition_info(part_id, held)
+        for path, content in partition_files(part_id, held):
             info.shards += "/s/" in path
             yield path, content
         partitions.append(info)

@@ -10,6 +10,7 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from commit_digest.models import AnalysisStatus, CommitRecord, Importance, Label
+from commit_digest.site.fingerprint import text_digest
 from commit_digest.taxonomy import Taxonomy, classify
 
 # The group of a commit without an ok analysis: shown last, never dropped.
@@ -28,6 +29,7 @@ class SiteCommit:
     local_time: datetime  # committed_at in the site's time zone
     platforms: tuple[Label, ...]
     subsystems: tuple[Label, ...]
+    fingerprint: str  # of the stored record: pages showing this commit change when it does
 
     @property
     def sha(self) -> str:
@@ -136,6 +138,7 @@ def site_commit(record: CommitRecord, zone: ZoneInfo, taxonomy: Taxonomy) -> Sit
         local_time=commit.committed_at.astimezone(zone),
         platforms=_unique(platforms),
         subsystems=_unique(subsystems),
+        fingerprint=text_digest(record.model_dump_json()),
     )
 
 

@@ -20,6 +20,7 @@ from markupsafe import Markup
 from commit_digest.models import AnalysisStatus
 from commit_digest.site import paths
 from commit_digest.site.escape import html_text
+from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
 from commit_digest.site.model import GROUP_ORDER, SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
@@ -54,6 +55,10 @@ class PageSpec:
     src_uri: str
     title: str  # plain text (untrusted for commit pages): whoever puts it in HTML escapes it
     _render: Callable[[], str]
+    # A digest of everything this page shows that is not shared by every page (shared inputs —
+    # code, theme, configuration, taxonomy — are the build's). Equal inputs, equal page: an
+    # incremental build reuses the previous output. "" for pages always rendered (nav pages).
+    inputs: str = ""
 
     def render(self) -> RenderedPage:
         """The page's content HTML and its headings (for the table of contents)."""
@@ -184,7 +189,8 @@ def day_pages(context: _Context) -> Iterator[PageSpec]:
             groups = _day_sections(context, uri, day)
             return render("day.html.j2", **context.for_page(uri, day=day, groups=groups))
 
-        yield PageSpec(uri, _plain(context.texts("day_title", date=day.iso)), content)
+        inputs = digest("day", day.iso, [item.fingerprint for item in day.commits])
+        yield PageSpec(uri, _plain(context.texts("day_title", date=day.iso)), content, inputs)
 
 
 def commit_pages(context: _Context) -> Iterator[PageSpec]:
@@ -200,7 +206,13 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
                 page = context.for_page(uri, item=item, previous=previous, following=following)
                 return render("commit.html.j2", **page)
 
-            yield PageSpec(uri, _plain(html_text(item.record.commit.title)), content)
+            inputs = digest(
+                "commit",
+                item.fingerprint,
+                previous.fingerprint if previous else None,
+                following.fingerprint if following else None,
+            )
+            yield PageSpec(uri, _plain(html_text(item.record.commit.title)), content, inputs)
 
 
 def archive_pages(context: _Context) -> Iterator[PageSpec]:
@@ -218,6 +230,7 @@ def archive_pages(context: _Context) -> Iterator[PageSpec]:
             lambda uri=uri, month=month, days=days: render(
                 "month.html.j2", **context.for_page(uri, month=month, days=days)
             ),
+            digest("month", month, [(day.iso, [item.fingerprint for item in day.commits]) for day in days]),
         )
 
 
@@ -271,8 +284,18 @@ def label_pages(context: _Context, kind: str) -> Iterator[PageSpec]:
             "months": list(months.items()),
             "latest": parts[0] if parts else None,
         }
+        latest = parts[0] if parts else None
+        inputs = digest(
+            "label",
+            kind,
+            label_id,
+            len(commits),
+            list(months.items()),
+            [(part.month, part.part, part.parts) for part in parts],
+            _part_fingerprints(latest),
+        )
         yield PageSpec(
-            uri, name, lambda uri=uri, values=values: render("label.html.j2", **context.for_page(uri, **values))
+            uri, name, lambda uri=uri, values=values: render("label.html.j2", **context.for_page(uri, **values)), inputs
         )
         for part in parts:
             part_uri = paths.label_month_page(kind, label_id, part.month, part.part)
@@ -286,7 +309,23 @@ def label_pages(context: _Context, kind: str) -> Iterator[PageSpec]:
                     "label_month.html.j2",
                     **context.for_page(part_uri, kind=kind, label_id=label_id, latest=part),
                 ),
+                digest(
+                    "label-month",
+                    kind,
+                    label_id,
+                    part.month,
+                    part.part,
+                    part.parts,
+                    part.total,
+                    _part_fingerprints(part),
+                ),
             )
+
+
+def _part_fingerprints(part: MonthPart | None) -> list[tuple[str, list[str]]]:
+    if part is None:
+        return []
+    return [(day.isoformat(), [item.fingerprint for item in items]) for day, items in part.by_day]
 
 
 def _group_by_day(commits: list[SiteCommit]) -> list[tuple[date, list[SiteCommit]]]:

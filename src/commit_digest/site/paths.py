@@ -5,7 +5,6 @@ Links are built here from dates, hex shas and label ids only, never from untrust
 
 from __future__ import annotations
 
-import posixpath
 from datetime import date
 
 from markupsafe import Markup
@@ -61,9 +60,3 @@ def href(from_page: str, to_page: str, directory_urls: bool = True) -> Markup:
         common += 1
     relative = "../" * (len(base) - common) + "/".join(parts[common:])
     return Markup(relative or "./")
-
-
-def link(from_page: str, to_page: str) -> Markup:
-    """A relative Markdown link target MkDocs resolves (and checks in strict mode)."""
-    base = posixpath.dirname(from_page) or "."
-    return Markup(posixpath.relpath(to_page, base))

@@ -20,19 +20,29 @@ _TEXT = {
 }
 
 
-def site_status(index: SiteIndex, *, built_at: datetime, language: str) -> dict[str, object]:
+def status_facts(index: SiteIndex) -> dict[str, object]:
+    """What the status says besides the time: the data window (kept in the build manifest)."""
+    days = [day.date for day in index.days]
+    if not days:
+        return {}
+    return {
+        "first_day": min(days).isoformat(),
+        "last_day": max(days).isoformat(),
+        "days": len(days),
+        "commits": sum(len(day.commits) for day in index.days),
+    }
+
+
+def status_document(facts: dict[str, object], *, built_at: datetime, language: str) -> dict[str, object]:
     """The status document; ``text`` is what the footer shows (it is set as text, never as HTML)."""
     built = built_at.strftime("%Y-%m-%d %H:%M %Z").strip()
-    days = [day.date for day in index.days]
-    commits = sum(len(day.commits) for day in index.days)
-    if not days:
+    if not facts:
         return {"built_at": built_at.isoformat(), "text": _TEXT[f"{language}-empty"].format(built=built)}
-    first, last = min(days).isoformat(), max(days).isoformat()
-    return {
-        "built_at": built_at.isoformat(),
-        "first_day": first,
-        "last_day": last,
-        "days": len(days),
-        "commits": commits,
-        "text": _TEXT[language].format(built=built, first=first, last=last, days=len(days), commits=commits),
-    }
+    text = _TEXT[language].format(
+        built=built, first=facts["first_day"], last=facts["last_day"], days=facts["days"], commits=facts["commits"]
+    )
+    return {"built_at": built_at.isoformat(), **facts, "text": text}
+
+
+def site_status(index: SiteIndex, *, built_at: datetime, language: str) -> dict[str, object]:
+    return status_document(status_facts(index), built_at=built_at, language=language)

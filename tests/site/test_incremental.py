@@ -1,0 +1,155 @@
+"""Incremental builds: the site built by reusing the previous one equals a cold build of the same
+inputs, file for file and byte for byte (apart from status.json, the build time stamp), across
+every kind of change; and unchanged pages are really reused, not rendered again."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from commit_digest.models import ChangeType, CommitRecord, Importance
+from commit_digest.site.incremental import read_manifest
+from commit_digest.store import AnalysisStore
+from commit_digest_mkdocs.build import run_build
+from tests.site.conftest import PROJECT, project_config
+from tests.site.factories import label, make_commit, ok_analysis, sample_records, sha_for
+
+TIME_STAMPED = {"status.json"}
+
+
+def snapshot(site: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(site).as_posix(): path.read_bytes()
+        for path in sorted(site.rglob("*"))
+        if path.is_file() and path.name not in TIME_STAMPED
+    }
+
+
+def inode(path: Path) -> int:
+    return path.stat().st_ino
+
+
+@dataclass
+class Project:
+    root: Path
+    options: dict[str, Any]
+
+    @property
+    def site(self) -> Path:
+        return self.root / "site"
+
+    def configure(self) -> None:
+        config = project_config(cache_dir="cache", **self.options)
+        text = yaml.safe_dump(config, allow_unicode=True, sort_keys=False)
+        (self.root / "mkdocs.yml").write_text(text, encoding="utf-8")
+
+    def build(self, *, full: bool = False, site: str = "site") -> Path:
+        return run_build(self.root / "mkdocs.yml", site_dir=self.root / site, strict=True, full=full)
+
+    def assert_incremental_equals_cold(self) -> None:
+        incremental = self.build()
+        cold = self.build(full=True, site="cold")
+        left, right = snapshot(incremental), snapshot(cold)
+        assert sorted(left) == sorted(right)
+        differing = [name for name in left if left[name] != right[name]]
+        assert differing == []
+        shutil.rmtree(cold)
+
+    def commit_page(self, seed: str) -> Path:
+        return self.site / "commits" / sha_for(seed)[:12] / "index.html"
+
+    def store(self) -> AnalysisStore:
+        return AnalysisStore(self.root / "cache")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    root = tmp_path_factory.mktemp("incremental")
+    shutil.copytree(PROJECT / "docs", root / "docs")
+    with AnalysisStore(root / "cache") as store:
+        for record in sample_records():
+            store.put(record)
+    project = Project(root, {})
+    project.configure()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)  # gen-files scripts are relative to the site's folder
+        project.build()
+        yield project
+
+
+def test_a_build_with_nothing_new_renews_only_the_status(project: Project) -> None:
+    before = snapshot(project.site)
+    page = project.commit_page("high-1")
+    old_inode = inode(page)
+    project.build()
+    assert snapshot(project.site) == before
+    assert inode(page) == old_inode  # the site was not rebuilt at all
+    assert (project.site / "status.json").exists()
+
+
+def test_a_new_day_renders_its_pages_and_reuses_the_rest(project: Project) -> None:
+    untouched = inode(project.commit_page("high-1"))
+    when = datetime(2026, 1, 18, 9, 30, tzinfo=UTC)
+    with project.store() as store:
+        for number in range(3):
+            commit = make_commit(f"new-day-{number}", f"[ROCm] New day commit {number}", when + timedelta(hours=number))
+            analysis = ok_analysis(Importance.MEDIUM, platforms=(label("rocm", "tag [ROCm]"),))
+            store.put(CommitRecord(commit=commit, analysis=analysis))
+    project.assert_incremental_equals_cold()
+    assert inode(project.commit_page("high-1")) == untouched
+    assert project.commit_page("new-day-0").exists()
+    manifest = read_manifest(project.site)
+    assert manifest is not None and "days/2026-01-18.md" in manifest.pages
+
+
+def test_a_reanalysed_commit_renders_again(project: Project) -> None:
+    page = project.commit_page("high-1")
+    untouched = project.commit_page("new-day-1")
+    untouched_inode = inode(untouched)
+    with project.store() as store:
+        record = store.get("vllm-project/vllm", sha_for("high-1"))
+        assert record is not None
+        better = ok_analysis(Importance.HIGH, change_type=ChangeType.BUGFIX, summary=("重新分析后的摘要 reanalysed",))
+        store.put(record.model_copy(update={"analysis": better}))
+    project.assert_incremental_equals_cold()
+    assert "重新分析后的摘要 reanalysed" in page.read_text(encoding="utf-8")
+    assert inode(untouched) == untouched_inode
+
+
+def test_a_changed_theme_override_renders_everything_again(project: Project) -> None:
+    page = project.commit_page("new-day-1")
+    old_inode = inode(page)
+    override = project.root / "docs" / "overrides" / "partials" / "copyright.html"
+    override.write_text(override.read_text(encoding="utf-8") + "\n<!-- a site owner's note -->\n", encoding="utf-8")
+    project.assert_incremental_equals_cold()
+    assert inode(page) != old_inode
+    assert "a site owner's note" in page.read_text(encoding="utf-8")
+
+
+def test_a_changed_taxonomy_display_name_renders_everything_again(project: Project) -> None:
+    project.options["taxonomy"] = {"platforms": {"rocm": {"name": {"zh": "AMD 显卡", "en": "AMD GPUs"}}}}
+    project.configure()
+    project.assert_incremental_equals_cold()
+    assert "AMD 显卡" in project.commit_page("new-day-1").read_text(encoding="utf-8")
+
+
+def test_a_changed_plugin_option_renders_everything_again(project: Project) -> None:
+    project.options["days_on_home"] = 1
+    project.configure()
+    project.assert_incremental_equals_cold()
+    home = (project.site / "index.html").read_text(encoding="utf-8")
+    assert "2026-01-18" in home and "2026-01-15" not in home
+
+
+def test_full_renders_every_page_even_when_nothing_changed(project: Project) -> None:
+    page = project.commit_page("new-day-1")
+    old_inode = inode(page)
+    project.build(full=True)
+    assert inode(page) != old_inode

@@ -189,25 +189,34 @@ def measure(n: int, work: Path, *, seed: int, reference: bool) -> Result:
     )
     ours = work / "ours"
     config = write_project(ours)
-    build = run_step(
-        "our build",
-        [
-            python,
-            "-m",
-            "commit_digest.cli",
-            "build",
-            "-f",
-            str(config),
-            "--cache",
-            str(cache),
-            "--site-dir",
-            str(ours / "site"),
-            "--strict",
-        ],
-        ours,
-    )
+    build_command = [
+        python,
+        "-m",
+        "commit_digest.cli",
+        "build",
+        "-f",
+        str(config),
+        "--cache",
+        str(cache),
+        "--site-dir",
+        str(ours / "site"),
+        "--strict",
+    ]
+    build = run_step("our build (cold)", build_command, ours)
     result.steps.append(build)
     sizes = site_sizes(ours / "site", ("days/", "commits/", "archive/", "platforms/", "subsystems/"))
+    # Incremental builds (issue 9): the same command again, with nothing new, then after a new day.
+    no_change = run_step("rebuild, nothing new", build_command, ours)
+    result.steps.append(no_change)
+    result.steps.append(
+        run_step(
+            "add one day (45)", [python, "-m", "benchmarks.synthetic", "--add-day", "--cache", str(cache)], PROJECT
+        )
+    )
+    one_day = run_step("rebuild, one new day", build_command, ours)
+    result.steps.append(one_day)
+    result.figures["no_change_to_cold"] = f"{no_change.seconds / build.seconds:.3f} (target <= 0.05)"
+    result.figures["one_day_to_cold"] = f"{one_day.seconds / build.seconds:.3f} (target <= 0.15)"
     result.figures.update(sizes)
     result.figures["pages_per_second"] = f"{int(sizes['html_pages']) / build.seconds:.0f}"
     result.figures["home_page_download"] = home_page_bytes(ours / "site")

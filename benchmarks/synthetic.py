@@ -295,13 +295,16 @@ def _importance(rng: random.Random) -> Importance | None:
     return Importance.LOW
 
 
-def synthetic_records(n: int, seed: int = 7) -> Iterator[CommitRecord]:
-    """``n`` records over ``ceil(n / 45)`` days, the same for the same seed."""
+def synthetic_records(
+    n: int, seed: int = 7, *, first_day: datetime = FIRST_DAY, first_number: int = 0
+) -> Iterator[CommitRecord]:
+    """``n`` records over ``ceil(n / 45)`` days from ``first_day``, the same for the same seed."""
     rng = random.Random(seed)
     days = max(1, -(-n // COMMITS_PER_DAY))
-    for number in range(n):
-        day = number * days // n
-        landed = FIRST_DAY + timedelta(days=day, seconds=rng.randint(0, 86_399))
+    for index in range(n):
+        number = first_number + index
+        day = index * days // n
+        landed = first_day + timedelta(days=day, seconds=rng.randint(0, 86_399))
         author, login = rng.choice(_AUTHORS)
         title = f"{rng.choice(_TAGS)} {rng.choice(_VERBS)} {rng.choice(_OBJECTS)} {rng.choice(_WHERE)}".strip()
         title += f" (#{20_000 + number})"
@@ -333,13 +336,33 @@ def fill_store(directory: Path, n: int, seed: int = 7) -> int:
     return written
 
 
+def add_day(directory: Path, seed: int = 7) -> int:
+    """One more day of 45 commits after the newest stored one (a night's new commits)."""
+    with AnalysisStore(directory) as store:
+        records = list(store.records())
+        newest = max(record.commit.committed_at for record in records)
+        first_day = datetime(newest.year, newest.month, newest.day, tzinfo=UTC) + timedelta(days=1)
+        added = 0
+        for record in synthetic_records(
+            COMMITS_PER_DAY, seed + len(records), first_day=first_day, first_number=len(records)
+        ):
+            store.put(record)
+            added += 1
+    return added
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=2000, help="commits to generate")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--cache", type=Path, required=True, help="the store folder to fill")
+    parser.add_argument("--add-day", action="store_true", help="append one day of 45 commits instead")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.add_day:
+        added = add_day(args.cache, args.seed)
+        print(f"{added} records of a new day into {args.cache} in {time.perf_counter() - started:.1f} s")
+        return 0
     written = fill_store(args.cache, args.n, args.seed)
     print(f"{written} records into {args.cache} in {time.perf_counter() - started:.1f} s")
     return 0

@@ -29,25 +29,27 @@ WORDS = {
 }
 
 plugin = mkdocs_gen_files.config.plugins["commit-digest"]
+directory_urls = mkdocs_gen_files.config.use_directory_urls
 words = WORDS[plugin.settings.language]
 lines = [f"# {words['title']}", ""]
-with api.open_digest(plugin.settings) as digest:
-    months = digest.months()
-    if not months:
-        lines.append(words["no_data"])
+# The running build's digest: the store is read once for the whole build.
+digest = plugin.digest()
+months = digest.months()
+if not months:
+    lines.append(words["no_data"])
+else:
+    month = months[0]
+    lines += [words["intro"].format(month=month), ""]
+    found = [item for item in digest.month(month) if item.change_type == "deprecation"]
+    if not found:
+        lines.append(words["empty"])
     else:
-        month = months[0]
-        lines += [words["intro"].format(month=month), ""]
-        found = [item for item in digest.month(month) if item.change_type == "deprecation"]
-        if not found:
-            lines.append(words["empty"])
-        else:
-            lines += [words["columns"], "| --- | --- | --- |"]
-            for item in found:
-                summary = item.record.analysis.summary[0] if item.record.analysis else ""
-                target = api.link(PAGE, api.commit_page(item.sha), directory_urls=mkdocs_gen_files.config.use_directory_urls)
-                title = api.text(item.record.commit.title)
-                lines.append(f"| {item.day.isoformat()} | [{title}]({target}) | {api.text(summary)} |")
+        lines += [words["columns"], "| --- | --- | --- |"]
+        for item in found:
+            summary = item.record.analysis.summary[0] if item.record.analysis else ""
+            target = api.link(PAGE, api.commit_page(item.sha), directory_urls=directory_urls)
+            title = api.text(item.record.commit.title)
+            lines.append(f"| {item.day.isoformat()} | [{title}]({target}) | {api.text(summary)} |")
 
 with mkdocs_gen_files.open(PAGE, "w") as page:
     page.write("\n".join(lines) + "\n")

@@ -23,6 +23,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
+from commit_digest import api
 from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
 from commit_digest.search import search_names
@@ -83,6 +84,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         # Set by ``run_build`` to the published site: unchanged pages are taken from there.
         self.previous_site_dir: Path | None = None
         self._shared = ""
+        self._revision: str | None = None
         self._previous = PreviousBuild(None, None, "")
         self._manifest = BuildManifest(shared="")
         self._reused: list[tuple[Path, str]] = []  # (previous output file, path in the new site)
@@ -93,6 +95,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         # Before anything below changes the configuration: run_build computes the same digest.
         self._shared = shared_inputs_digest(config)
+        self._index, self._revision = None, None  # read the store anew for every build
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         with _as_plugin_error():
             settings = settings_from_mapping(
@@ -134,12 +137,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             previous_site, read_manifest(previous_site) if previous_site else None, self._shared
         )
         with _as_plugin_error():
-            records, revision = self._read_store(self.settings)
-            self._manifest = BuildManifest(shared=self._shared, store_revision=revision)
-            index = build_index(
-                records, repository=self.settings.repository, zone=self.settings.zone, taxonomy=self.taxonomy
-            )
-            self._index = index
+            index = self._site_index()
+            self._manifest = BuildManifest(shared=self._shared, store_revision=self._revision)
             added = skipped = 0
             for spec in generate_pages(index, self.taxonomy, self.site_options):
                 if spec.src_uri in owned:
@@ -228,6 +227,22 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         )
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def digest(self) -> api.Digest:
+        """The store as this build sees it, for site owners' mkdocs-gen-files scripts: read once
+        per build and shared with the generated pages."""
+        assert self.settings is not None
+        with _as_plugin_error():
+            return api.Digest.of_index(self._site_index(), self.settings)
+
+    def _site_index(self) -> SiteIndex:
+        if self._index is None:
+            assert self.settings is not None and self.taxonomy is not None
+            records, self._revision = self._read_store(self.settings)
+            self._index = build_index(
+                records, repository=self.settings.repository, zone=self.settings.zone, taxonomy=self.taxonomy
+            )
+        return self._index
 
     def _read_store(self, settings: DigestSettings) -> tuple[list[CommitRecord], str | None]:
         if not settings.cache_dir.is_dir():

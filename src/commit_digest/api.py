@@ -57,20 +57,26 @@ def load_site_settings(config_file: Path | str = "mkdocs.yml") -> DigestSettings
     """The settings of the commit-digest block of an mkdocs.yml, paths resolved against its folder."""
     config_path = Path(config_file)
     digest_options, _ = split_options(plugin_options_in(config_path))
-    return settings_from_mapping(digest_options, where=str(config_path)).relative_to(
-        config_path.resolve().parent
-    )
+    return settings_from_mapping(digest_options, where=str(config_path)).relative_to(config_path.resolve().parent)
 
 
 class Digest:
     """The store seen as the site sees it: commits by day and month in the settings' time zone."""
 
-    def __init__(self, store: AnalysisStore, settings: DigestSettings) -> None:
+    def __init__(self, store: AnalysisStore | None, settings: DigestSettings, index: SiteIndex | None = None) -> None:
         self.store = store
         self.settings = settings
-        self._index: SiteIndex | None = None
+        self._index = index
+
+    @classmethod
+    def of_index(cls, index: SiteIndex, settings: DigestSettings) -> Digest:
+        """The digest of an index already built (the running build's: no second read of the store)."""
+        return cls(None, settings, index)
 
     def records(self) -> Iterator[CommitRecord]:
+        if self.store is None:
+            assert self._index is not None
+            return (item.record for day in reversed(self._index.days) for item in day.commits)
         return self.store.records(self.settings.repository)
 
     @property
@@ -110,9 +116,9 @@ def open_store(path: Path | str) -> AnalysisStore:
 def open_digest(settings: DigestSettings) -> Iterator[Digest]:
     """The digest of the store named by ``settings``.
 
-    In a mkdocs-gen-files script, take the settings the build runs with (they include a
-    ``commit-digest build --cache`` override): ``mkdocs_gen_files.config.plugins["commit-digest"].settings``;
-    elsewhere ``load_site_settings("mkdocs.yml")``.
+    In a mkdocs-gen-files script, prefer ``mkdocs_gen_files.config.plugins["commit-digest"].digest()``:
+    the running build's digest (its settings, any ``commit-digest build --cache`` override, and the
+    store read once for the whole build); elsewhere ``load_site_settings("mkdocs.yml")``.
     """
     with open_store(settings.cache_dir) as store:
         yield Digest(store, settings)

@@ -74,10 +74,15 @@ class LabelRule(_Frozen):
         return frozenset(token.lower() for token in self.path_tokens)
 
     @cached_property
-    def _word_patterns(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
-        loose = [(word, _word_pattern(word, ignore_case=True)) for word in self.words]
-        exact = [(word, _word_pattern(word, ignore_case=False)) for word in self.words_exact]
-        return tuple(loose + exact)
+    def _word_patterns(self) -> tuple[tuple[re.Pattern[str], dict[str, str]], ...]:
+        """One alternation per case rule (a few regex scans per text instead of one per word),
+        with the way back from a matched text to the word as the rule lists it."""
+        patterns = []
+        for words, ignore_case in ((self.words, True), (self.words_exact, False)):
+            if words:
+                canonical = {(word.lower() if ignore_case else word): word for word in words}
+                patterns.append((_words_pattern(words, ignore_case=ignore_case), canonical))
+        return tuple(patterns)
 
     def reasons(
         self, tags: Sequence[str], text_fields: Mapping[str, str], paths: Sequence[str], *, paths_may_count: bool
@@ -95,8 +100,10 @@ class LabelRule(_Frozen):
                 ):
                     found.append(f"path {path}")
         for field, text in text_fields.items():
-            for word, pattern in self._word_patterns:
-                if pattern.search(text):
+            for pattern, canonical in self._word_patterns:
+                for match in pattern.finditer(text):
+                    matched = match.group(0)
+                    word = canonical.get(matched, canonical.get(matched.lower(), matched))
                     found.append(f"word “{word}” in {field}")
         return list(dict.fromkeys(found))
 
@@ -154,10 +161,12 @@ def path_tokens(path: str) -> set[str]:
     return {token.lower() for token in _PATH_TOKEN_SPLIT.split(path) if token}
 
 
-def _word_pattern(word: str, *, ignore_case: bool) -> re.Pattern[str]:
-    # Word boundaries that also hold next to CJK text and inside identifiers with dots.
+def _words_pattern(words: Sequence[str], *, ignore_case: bool) -> re.Pattern[str]:
+    # Word boundaries that also hold next to CJK text and inside identifiers with dots; the
+    # longest words first, so "CUDA graph" is found as itself rather than as "CUDA".
     flags = re.IGNORECASE if ignore_case else 0
-    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", flags)
+    alternatives = "|".join(re.escape(word) for word in sorted(set(words), key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])", flags)
 
 
 def classify(

@@ -12,10 +12,6 @@ from typing import Any
 
 from rich.console import Console
 
-from commit_digest.analysis import batch
-from commit_digest.analysis.llm_analyzer import LlmAnalyzer
-from commit_digest.analysis.llm_client import LlmClient
-from commit_digest.analysis.runner import run_analysis, select_records
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.errors import InputError
 from commit_digest.models import AnalysisStatus
@@ -74,6 +70,12 @@ def register(subparsers: Any) -> None:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
+    # The openai SDK takes a third of a second to import: only the commands that call it pay.
+    from commit_digest.analysis import batch
+    from commit_digest.analysis.llm_analyzer import LlmAnalyzer
+    from commit_digest.analysis.llm_client import LlmClient
+    from commit_digest.analysis.runner import run_analysis, select_records
+
     if args.limit is not None and args.limit < 1:
         raise InputError("--limit must be at least 1")
     llm = {

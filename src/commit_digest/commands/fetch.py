@@ -27,8 +27,6 @@ from commit_digest.errors import InputError
 from commit_digest.fetch import FetchReport, fetch_commits, window_for_run
 from commit_digest.settings import DigestSettings
 from commit_digest.sources.base import CommitSource
-from commit_digest.sources.git import GitSource
-from commit_digest.sources.github import GithubSource
 from commit_digest.sources.window import parse_day, requested_window
 
 from .common import add_common_options, open_store, settings_from_args
@@ -117,6 +115,10 @@ def make_source(
     settings: DigestSettings, *, git_dir: Path | None, github_url: str | None, collect_patches: bool
 ) -> CommitSource:
     """The local clone when ``git_dir`` is given, else the GitHub API (token from GITHUB_TOKEN)."""
+    # Imported here: PyGithub is slow to import and most commands never talk to GitHub.
+    from commit_digest.sources.git import GitSource
+    from commit_digest.sources.github import GithubSource
+
     if git_dir is not None:
         return GitSource(
             settings.repository,

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
-from commit_digest.legacy.importer import ReportImport, import_files, repositories_of
-from commit_digest.legacy.reconcile import reconcile_placeholders
 from commit_digest.taxonomy import load_taxonomy
+
+if TYPE_CHECKING:
+    from commit_digest.legacy.importer import ReportImport
 
 
 def _zone(text: str) -> ZoneInfo:
@@ -63,6 +64,10 @@ def describe(result: ReportImport) -> str:
 
 
 def run_import_legacy(args: argparse.Namespace) -> int:
+    # markdown-it is imported only by the command that parses Markdown.
+    from commit_digest.legacy.importer import import_files, repositories_of
+    from commit_digest.legacy.reconcile import reconcile_placeholders
+
     settings = settings_from_args(args)
     taxonomy = load_taxonomy(settings.taxonomy, settings.taxonomy_file)
     with open_store(settings) as store:

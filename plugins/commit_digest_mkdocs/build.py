@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 import shutil
+import subprocess
 import tempfile
+import threading
 from datetime import datetime
 from pathlib import Path
 
@@ -32,6 +34,7 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.build")
 
 _STAGING = ".{name}.building-"
 _RETIRED = ".{name}.old-"
+_DELETING = ".{name}.deleting-"
 
 
 class SiteBuildError(CommitDigestError):
@@ -120,7 +123,27 @@ def _publish(staging: Path, target: Path) -> None:
         target.rename(retired)
     staging.rename(target)
     if retired is not None:
-        shutil.rmtree(retired, ignore_errors=True)
+        _delete_in_background(retired)
+
+
+def _delete_in_background(folder: Path) -> None:
+    """Removes the previous site without making the build wait for tens of thousands of
+    unlinks; whatever an interrupted removal leaves, the next build removes first."""
+    doomed = folder.with_name(folder.name.replace(".old-", ".deleting-", 1))
+    folder.rename(doomed)
+    remover = shutil.which("rm")
+    if remover is None:
+        shutil.rmtree(doomed, ignore_errors=True)
+        return
+    process = subprocess.Popen(
+        [remover, "-rf", "--", str(doomed)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # it finishes even when this process exits first
+    )
+    # Reaped by a daemon thread: a long-lived caller keeps no zombie, a short one does not wait.
+    threading.Thread(target=process.wait, name="remove-previous-site", daemon=True).start()
 
 
 def _remove_leftovers(target: Path) -> None:
@@ -132,5 +155,6 @@ def _remove_leftovers(target: Path) -> None:
             leftover.rename(target)
         else:
             shutil.rmtree(leftover, ignore_errors=True)
-    for leftover in target.parent.glob(_STAGING.format(name=target.name) + "*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+    for pattern in (_STAGING, _DELETING):
+        for leftover in target.parent.glob(pattern.format(name=target.name) + "*"):
+            shutil.rmtree(leftover, ignore_errors=True)

@@ -31,8 +31,8 @@ from commit_digest.search.documents import search_document
 from commit_digest.search.index import (
     PartitionInfo,
     partition_files,
+    partition_id,
     partition_info,
-    quarter,
 )
 from commit_digest.search.index import (
     manifest as search_manifest,
@@ -261,8 +261,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 files.append(File.generated(config, path, content=asset(path)))
 
     def _write_search_index(self, config: MkDocsConfig) -> None:
-        """The sharded search index under search/, one quarter at a time; a quarter whose
-        commits are unchanged is taken from the previous build."""
+        """The sharded search index under search/, one partition (a quarter, or a month of the
+        newest quarter) at a time; a partition whose commits are unchanged is taken from the
+        previous build."""
         assert self._index is not None and self.taxonomy is not None
         target = Path(config.site_dir, "search")
         commit_page = paths.commit_page("{sha}")
@@ -315,11 +316,12 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
 
 
 def _quarters(index: SiteIndex) -> Iterator[tuple[str, list[SiteCommit]]]:
-    """The commits of each quarter, newest first (the order the search index numbers them in)."""
+    """The commits of each search partition, newest first (the order the index numbers them in)."""
     current: str | None = None
     held: list[SiteCommit] = []
+    newest = index.days[0].date if index.days else None
     for day in index.days:
-        part = quarter(day.date)
+        part = partition_id(day.date, newest)  # type: ignore[arg-type]
         if part != current and held:
             yield current, held  # type: ignore[misc]
             held = []

@@ -84,6 +84,26 @@ class LabelRule(_Frozen):
                 patterns.append((_words_pattern(words, ignore_case=ignore_case), canonical))
         return tuple(patterns)
 
+    @cached_property
+    def _path_verdicts(self) -> dict[str, bool]:
+        return {}
+
+    def _path_counts(self, path: str) -> bool:
+        """Whether a changed path earns this label; remembered, as the same paths recur in
+        commit after commit and gitignore-style matching is the slow part of classifying."""
+        verdict = self._path_verdicts.get(path)
+        if verdict is None:
+            if self.exclude_paths and self._exclude_spec.match_file(path):
+                verdict = False
+            else:
+                verdict = bool(
+                    (self.paths and self._path_spec.match_file(path))
+                    or (self._token_set and self._token_set.intersection(path_tokens(path)))
+                )
+            if len(self._path_verdicts) < 200_000:  # bounded, whatever the archive
+                self._path_verdicts[path] = verdict
+        return verdict
+
     def reasons(
         self, tags: Sequence[str], text_fields: Mapping[str, str], paths: Sequence[str], *, paths_may_count: bool
     ) -> list[str]:
@@ -92,13 +112,7 @@ class LabelRule(_Frozen):
             if tag in self._tag_set:
                 found.append(f"tag [{tag}]")
         if paths_may_count:
-            for path in paths:
-                if self.exclude_paths and self._exclude_spec.match_file(path):
-                    continue
-                if (self.paths and self._path_spec.match_file(path)) or (
-                    self._token_set and self._token_set.intersection(path_tokens(path))
-                ):
-                    found.append(f"path {path}")
+            found.extend(f"path {path}" for path in paths if self._path_counts(path))
         for field, text in text_fields.items():
             for pattern, canonical in self._word_patterns:
                 for match in pattern.finditer(text):

@@ -64,16 +64,19 @@ def test_filters_narrow_by_label(built, analysed_sample: list[CommitRecord]) -> 
 def test_manifest_and_layout(built) -> None:
     files, texts = built
     manifest = json.loads(files[MANIFEST])
-    assert [part["id"] for part in manifest["partitions"]] == ["2026q1"]
+    # The demo's days all fall in the newest quarter, which is partitioned by month.
+    assert [part["id"] for part in manifest["partitions"]] == ["2026q1m01"]
     [part] = manifest["partitions"]
     assert part["docs"] == len(texts)
-    assert sum(1 for path in files if path.startswith("2026q1/s/")) == part["shards"]
+    assert sum(1 for path in files if path.startswith("2026q1m01/s/")) == part["shards"]
     assert ["cpu", "CPU"] in manifest["platforms"]
     assert manifest["importance"]["high"] == "🔴 高"
     assert list(files)[-1] == MANIFEST
 
 
-def test_partitions_by_quarter_newest_first(analysed_sample: list[CommitRecord], taxonomy: Taxonomy) -> None:
+def test_partitions_by_quarter_and_newest_months_newest_first(
+    analysed_sample: list[CommitRecord], taxonomy: Taxonomy
+) -> None:
     from datetime import timedelta
 
     def moved_back(record: CommitRecord, days: int) -> CommitRecord:
@@ -89,7 +92,10 @@ def test_partitions_by_quarter_newest_first(analysed_sample: list[CommitRecord],
     found = search(files.__getitem__, "fix")
     days = {row[0]: row[2] for path, content in files.items() if "/d/" in path for row in json.loads(content)}
     assert [days[sha] for sha in found] == sorted((days[sha] for sha in found), reverse=True)
-    assert quarter(max(record.commit.committed_at for record in moved).date()) == ids[0]
+    newest = max(record.commit.committed_at for record in moved).date()
+    # The newest quarter is split by month; older quarters are one partition each.
+    assert ids[0] == f"{quarter(newest)}m{newest.month:02d}"
+    assert all(("m" in part) == part.startswith(quarter(newest)) for part in ids)
 
 
 def test_entry_encoding_round_trips() -> None:

@@ -51,7 +51,9 @@ def build(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def leftovers(root: Path) -> list[str]:
-    return sorted(path.name for path in root.iterdir() if path.name.startswith(".site."))
+    """Half-built or half-swapped sites (the replaced site is removed in the background, as
+    ``.site.deleting-*``: that one may still be there)."""
+    return sorted(path.name for path in root.iterdir() if path.name.startswith((".site.building-", ".site.old-")))
 
 
 def test_a_failed_strict_build_leaves_the_published_site_untouched(

@@ -205,8 +205,8 @@ def test_language_en_switches_generated_text_and_theme(en_site: BuiltSite) -> No
 def test_search_is_our_sharded_index_not_materials(zh_site: BuiltSite) -> None:
     assert not (zh_site.site / "search" / "search_index.json").exists()
     manifest = json.loads((zh_site.site / "search" / "manifest.json").read_text(encoding="utf-8"))
-    [partition] = [part for part in manifest["partitions"] if part["id"] == "2026q1"]
-    shards = sorted((zh_site.site / "search" / "2026q1" / "s").glob("*.bin"))
+    [partition] = [part for part in manifest["partitions"] if part["id"] == "2026q1m01"]
+    shards = sorted((zh_site.site / "search" / "2026q1m01" / "s").glob("*.bin"))
     assert len(shards) == partition["shards"]
     grams = {gram for shard in shards for gram in decode_shard(shard.read_bytes())}
     assert {"mxf", "fp4", "缓", "洞察"} <= grams  # English trigrams, Chinese characters and bigrams

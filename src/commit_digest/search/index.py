@@ -86,6 +86,15 @@ def quarter(day: date) -> str:
     return f"{day.year}q{(day.month - 1) // 3 + 1}"
 
 
+def partition_id(day: date, newest: date) -> str:
+    """The index partition of a day: one per closed quarter, one per month of the newest
+    quarter — so a night's new commits re-index a month, not a whole quarter (the months
+    merge into their quarter once the next quarter begins)."""
+    if quarter(day) == quarter(newest):
+        return f"{quarter(day)}m{day.month:02d}"  # sorts with the quarters: 2026q2m05 > 2026q1
+    return quarter(day)
+
+
 def encode_varint(value: int, out: bytearray) -> None:
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
@@ -187,11 +196,13 @@ def _partitions(documents: Iterable[SearchDocument]) -> Iterator[tuple[str, list
     held: list[SearchDocument] = []
     seen: set[str] = set()
     previous_day: date | None = None
+    newest: date | None = None
     for document in documents:
         if previous_day is not None and document.day > previous_day:
             raise ValueError(f"search documents must come newest first: {document.day} after {previous_day}")
         previous_day = document.day
-        part = quarter(document.day)
+        newest = newest or document.day
+        part = partition_id(document.day, newest)
         if part != current:
             if current is not None:
                 yield current, held

@@ -12,16 +12,12 @@ recall = expected commits found / expected commits.
 from __future__ import annotations
 
 import argparse
-import functools
-import os
-import shutil
-import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
+
+from benchmarks.browser import CHROMIUM_FLAGS, chromium_path, serve
 
 from commit_digest.search.tokens import normalise
 
@@ -31,7 +27,7 @@ CHINESE_TERMS = (
     "FP8量化", "MoE层",
 )  # fmt: skip
 ENGLISH_TERMS = ("FlashInfer", "fused_moe", "MI300")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+FLAGS = list(CHROMIUM_FLAGS)
 
 
 @dataclass(frozen=True)
@@ -55,31 +51,11 @@ class TermResult:
         )
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def serve(site: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
 def chromium() -> str:
-    found = os.environ.get("CHROMIUM") or next(
-        (path for name in ("chromium", "chromium-browser", "google-chrome") if (path := shutil.which(name))), None
-    )
+    found = chromium_path()
     if found is None:
         raise SystemExit("no chromium on this machine (apt-get install chromium, or set $CHROMIUM)")
-    return found
+    return str(found)
 
 
 _WAIT = """(term) => {

@@ -7,18 +7,14 @@ Playwright drives Debian's chromium (``executable_path``); ``playwright install`
 
 from __future__ import annotations
 
-import functools
-import os
 import re
-import shutil
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from benchmarks.browser import CHROMIUM_FLAGS, chromium_path, serve
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from commit_digest.models import CommitRecord, Importance
@@ -28,17 +24,9 @@ from tests.site.factories import PAYLOADS, label, make_commit, ok_analysis, sha_
 
 pytestmark = pytest.mark.browser
 
-_FOUND = os.environ.get("CHROMIUM") or next(
-    (found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))), None
-)
-CHROMIUM = Path(_FOUND or "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+CHROMIUM = chromium_path() or Path("/usr/bin/chromium")
+FLAGS = list(CHROMIUM_FLAGS)
 HOSTILE_TITLE = f"缓存 hostile {PAYLOADS[1]}"
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -52,15 +40,8 @@ def site(tmp_path_factory: pytest.TempPathFactory, analysed_sample: list[CommitR
 
 @pytest.fixture(scope="module")
 def site_url(site: BuiltSite) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site.site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serve(site.site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -6,18 +6,14 @@ mark ``<html>`` with the class "js", which proves scripts did run on the page.
 
 from __future__ import annotations
 
-import functools
 import html
-import os
 import re
-import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from benchmarks.browser import CHROMIUM_FLAGS, chromium_path, serve
 
 from tests.site.conftest import BuiltSite
 from tests.site.factories import PAYLOADS, sha_for
@@ -26,40 +22,19 @@ pytestmark = pytest.mark.browser
 
 # Debian's chromium here; $CHROMIUM or another name where the machine has it elsewhere
 # (GitHub's Ubuntu runners ship chromium-browser or google-chrome).
-_FOUND = os.environ.get("CHROMIUM") or next(
-    (found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))), None
-)
-CHROMIUM = Path(_FOUND or "/usr/bin/chromium")
-CHROMIUM_FLAGS = (
+CHROMIUM = chromium_path() or Path("/usr/bin/chromium")
+FLAGS = (
     "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
+    *CHROMIUM_FLAGS,
     # Lets the page's scripts (and any payload) run to completion before the DOM is dumped.
     "--virtual-time-budget=5000",
 )
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site_url(zh_site: BuiltSite) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(zh_site.site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serve(zh_site.site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +45,7 @@ def dump_dom(tmp_path_factory: pytest.TempPathFactory, site_url: str):
 
     def dump(path: str) -> str:
         result = subprocess.run(
-            [str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", site_url + path],
+            [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", "--dump-dom", site_url + path],
             capture_output=True,
             text=True,
             timeout=90,

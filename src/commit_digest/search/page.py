@@ -2,44 +2,22 @@
 
 from __future__ import annotations
 
-from html import escape
 from importlib import resources
+
+from commit_digest.site.i18n import Texts
 
 SEARCH_PAGE = "search/index.md"
 SCRIPT = "assets/digest-search.js"
 STYLE = "assets/digest-search.css"
 
-_TEXT: dict[str, tuple[str, str]] = {
-    # key: (zh, en)
-    "title": ("搜索", "Search"),
-    "intro": (
-        "搜索全部提交的标题、说明、改动路径和分析全文；多个词之间用空格分隔，结果须包含每个词。",
-        "Search every commit's title, message, changed paths and full analysis; separate words with "
-        "spaces, results contain every word.",
-    ),
-    "placeholder": ("输入关键词，例如 缓存、FP8量化、fused_moe", "Type a term, e.g. FlashInfer, fused_moe, MI300"),
-    "label": ("搜索提交", "Search commits"),
-    "all_platforms": ("全部平台", "All platforms"),
-    "all_subsystems": ("全部子系统", "All subsystems"),
-    "more": ("更多结果", "More results"),
-    "count": ("共 {count} 个结果", "{count} results"),
-    "count_at_least": ("至少 {count} 个结果", "At least {count} results"),
-    "empty": ("没有找到匹配的提交。", "No matching commit."),
-    "searching": ("搜索中…", "Searching…"),
-    "failed": ("搜索失败：", "Search failed:"),
-    "noscript": ("搜索需要启用 JavaScript。", "Search needs JavaScript."),
-}
-
-
-def search_text(key: str, language: str) -> str:
-    return _TEXT[key][0 if language == "zh" else 1]
-
 
 def search_page_markdown(language: str) -> str:
     """The page: a form (box and filters, options filled from the index), status and result list."""
 
+    texts = Texts(language)
+
     def t(key: str) -> str:
-        return escape(search_text(key, language))
+        return str(texts(f"search_{key}"))  # the i18n table's text, already HTML
 
     return f"""# {t("title")}
 

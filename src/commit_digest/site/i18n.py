@@ -133,6 +133,33 @@ _TEXT: dict[str, tuple[str, str]] = {
     "label_reason": ("（依据：{reason}）", " (reason: {reason})"),
     "colon": ("：", ": "),
     "unknown_label": ("（分类表中没有此标签）", "(not in the taxonomy)"),
+    # The footer's status line (set as text by the page's script, from status.json).
+    "footer_status": (
+        "最后更新：{built} · 数据范围：{first} 至 {last}（{days} 天，{commits} 个提交）",
+        "Last updated {built} · data from {first} to {last} ({days} days, {commits} commits)",
+    ),
+    "footer_status_empty": ("最后更新：{built} · 暂无数据", "Last updated {built} · no data yet"),
+    # The search page.
+    "search_title": ("搜索", "Search"),
+    "search_intro": (
+        "搜索全部提交的标题、说明、改动路径和分析全文；多个词之间用空格分隔，结果须包含每个词。",
+        "Search every commit's title, message, changed paths and full analysis; separate words with "
+        "spaces, results contain every word.",
+    ),
+    "search_placeholder": (
+        "输入关键词，例如 缓存、FP8量化、fused_moe",
+        "Type a term, e.g. FlashInfer, fused_moe, MI300",
+    ),
+    "search_label": ("搜索提交", "Search commits"),
+    "search_all_platforms": ("全部平台", "All platforms"),
+    "search_all_subsystems": ("全部子系统", "All subsystems"),
+    "search_more": ("更多结果", "More results"),
+    "search_count": ("共 {count} 个结果", "{count} results"),
+    "search_count_at_least": ("至少 {count} 个结果", "At least {count} results"),
+    "search_empty": ("没有找到匹配的提交。", "No matching commit."),
+    "search_searching": ("搜索中…", "Searching…"),
+    "search_failed": ("搜索失败：", "Search failed:"),
+    "search_noscript": ("搜索需要启用 JavaScript。", "Search needs JavaScript."),
 }
 
 LANGUAGES = ("zh", "en")
@@ -153,9 +180,7 @@ class Texts:
         template = self._text[key]
         if not values:
             return Markup(template)
-        safe = {
-            name: value if isinstance(value, Markup) else html_text(value) for name, value in values.items()
-        }
+        safe = {name: value if isinstance(value, Markup) else html_text(value) for name, value in values.items()}
         return Markup(template.format(**safe))
 
     def change_type(self, value: str) -> Markup:

@@ -8,16 +8,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from commit_digest.site.i18n import Texts
 from commit_digest.site.model import SiteIndex
 
 STATUS_FILE = "status.json"
-
-_TEXT = {
-    "zh": "最后更新：{built} · 数据范围：{first} 至 {last}（{days} 天，{commits} 个提交）",
-    "en": "Last updated {built} · data from {first} to {last} ({days} days, {commits} commits)",
-    "zh-empty": "最后更新：{built} · 暂无数据",
-    "en-empty": "Last updated {built} · no data yet",
-}
 
 
 def status_facts(index: SiteIndex) -> dict[str, object]:
@@ -35,13 +29,19 @@ def status_facts(index: SiteIndex) -> dict[str, object]:
 
 def status_document(facts: dict[str, object], *, built_at: datetime, language: str) -> dict[str, object]:
     """The status document; ``text`` is what the footer shows (it is set as text, never as HTML)."""
+    texts = Texts(language)
     built = built_at.strftime("%Y-%m-%d %H:%M %Z").strip()
     if not facts:
-        return {"built_at": built_at.isoformat(), "text": _TEXT[f"{language}-empty"].format(built=built)}
-    text = _TEXT[language].format(
-        built=built, first=facts["first_day"], last=facts["last_day"], days=facts["days"], commits=facts["commits"]
+        return {"built_at": built_at.isoformat(), "text": texts("footer_status_empty", built=built).unescape()}
+    text = texts(
+        "footer_status",
+        built=built,
+        first=facts["first_day"],
+        last=facts["last_day"],
+        days=facts["days"],
+        commits=facts["commits"],
     )
-    return {"built_at": built_at.isoformat(), **facts, "text": text}
+    return {"built_at": built_at.isoformat(), **facts, "text": text.unescape()}
 
 
 def site_status(index: SiteIndex, *, built_at: datetime, language: str) -> dict[str, object]:

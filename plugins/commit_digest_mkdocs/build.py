@@ -26,9 +26,9 @@ from mkdocs.exceptions import MkDocsException
 from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import PLUGIN_NAME, settings_from_mapping
 from commit_digest.site.incremental import read_manifest
+from commit_digest.site.output import write_status
 from commit_digest.store import AnalysisStore
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
-from commit_digest_mkdocs.plugin import write_status
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.build")
 

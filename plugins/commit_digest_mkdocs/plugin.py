@@ -6,9 +6,7 @@ and leaves any page a site owner wrote (in docs/ or with mkdocs-gen-files) in pl
 
 from __future__ import annotations
 
-import dataclasses
 import html
-import json
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,17 +24,6 @@ from mkdocs.structure.toc import get_toc
 from commit_digest import api
 from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
-from commit_digest.search import search_names
-from commit_digest.search.documents import search_document
-from commit_digest.search.index import (
-    PartitionInfo,
-    partition_files,
-    partition_id,
-    partition_info,
-)
-from commit_digest.search.index import (
-    manifest as search_manifest,
-)
 from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
@@ -46,15 +33,12 @@ from commit_digest.site.incremental import (
     BuildManifest,
     OutputRecord,
     PreviousBuild,
-    copy_folder,
-    link_or_copy,
     read_manifest,
-    sitemap,
     write_manifest,
 )
-from commit_digest.site.model import SiteCommit
+from commit_digest.site.output import link_reused_pages, write_search_index, write_sitemap, write_status
 from commit_digest.site.pages import Heading, PageSpec
-from commit_digest.site.status import STATUS_FILE, status_document, status_facts
+from commit_digest.site.status import status_facts
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy, load_taxonomy
 from commit_digest_mkdocs.config import PluginConfig
@@ -206,19 +190,23 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         pages), the search index, the sitemap and the manifest the next build reuses from."""
         if self._index is None or self.settings is None:
             return
+        assert self.taxonomy is not None
         site_dir = Path(config.site_dir)
-        for previous, output in self._reused:
-            target = site_dir / output
-            target.parent.mkdir(parents=True, exist_ok=True)
-            link_or_copy(previous, target)
+        link_reused_pages(site_dir, self._reused)
         facts = status_facts(self._index)
         write_status(site_dir, facts, built_at=datetime.now(self.settings.zone), language=self.settings.language)
         self._manifest.status = facts
         with _as_plugin_error():
-            self._write_search_index(config)
-        xml, compressed = sitemap(self._page_urls)
-        (site_dir / "sitemap.xml").write_bytes(xml)
-        (site_dir / "sitemap.xml.gz").write_bytes(compressed)
+            write_search_index(
+                site_dir,
+                self._index,
+                self.taxonomy,
+                language=self.site_options.language,
+                directory_urls=config.use_directory_urls,
+                previous=self._previous,
+                manifest=self._manifest,
+            )
+        write_sitemap(site_dir, self._page_urls)
         write_manifest(site_dir, self._manifest)
         logger.info(
             "commit-digest: reused %s pages and %s search partitions from the previous build",
@@ -260,41 +248,6 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             if path not in owned:
                 files.append(File.generated(config, path, content=asset(path)))
 
-    def _write_search_index(self, config: MkDocsConfig) -> None:
-        """The sharded search index under search/, one partition (a quarter, or a month of the
-        newest quarter) at a time; a partition whose commits are unchanged is taken from the
-        previous build."""
-        assert self._index is not None and self.taxonomy is not None
-        target = Path(config.site_dir, "search")
-        commit_page = paths.commit_page("{sha}")
-        commit_url = commit_page[: -len(".md")] + ("/" if config.use_directory_urls else ".html")
-        names = search_names(self.taxonomy, self.site_options.language)
-        partitions: list[PartitionInfo] = []
-        written = 0
-        for part_id, items in _quarters(self._index):
-            part_digest = digest(self._shared, "search", part_id, commit_url, [item.fingerprint for item in items])
-            reusable = self._previous.partition(part_id, part_digest)
-            if reusable is not None:
-                previous, details = reusable
-                copy_folder(previous, target / part_id)
-                info = PartitionInfo(**details)  # type: ignore[arg-type]
-            else:
-                documents = [search_document(item, self.taxonomy) for item in items]
-                info = partition_info(part_id, documents)
-                for relative, content in partition_files(part_id, documents):
-                    path = target / relative
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(content)
-                    info.shards += "/s/" in relative
-                    written += 1
-            partitions.append(info)
-            self._manifest.search[part_id] = OutputRecord(
-                digest=part_digest, output=f"search/{part_id}", details=dataclasses.asdict(info)
-            )
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "manifest.json").write_bytes(search_manifest(partitions, names, commit_url=commit_url))
-        logger.info("commit-digest: search index: %s quarters, %s files written", len(partitions), written)
-
     def _navigation(self, files: Files) -> list[Any]:
         """Home, archive, platforms, subsystems and the site owner's pages; never days or commits."""
         texts = Texts(self.site_options.language)
@@ -313,30 +266,6 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             if file.src_uri not in listed and not file.src_uri.startswith(paths.GENERATED_PREFIXES)
         )
         return nav + own_pages
-
-
-def _quarters(index: SiteIndex) -> Iterator[tuple[str, list[SiteCommit]]]:
-    """The commits of each search partition, newest first (the order the index numbers them in)."""
-    current: str | None = None
-    held: list[SiteCommit] = []
-    newest = index.days[0].date if index.days else None
-    for day in index.days:
-        part = partition_id(day.date, newest)  # type: ignore[arg-type]
-        if part != current and held:
-            yield current, held  # type: ignore[misc]
-            held = []
-        current = part
-        held.extend(day.newest_first)
-    if held:
-        yield current, held  # type: ignore[misc]
-
-
-def write_status(site_dir: Path, facts: dict[str, object], *, built_at: datetime, language: str) -> None:
-    """status.json, replaced in one step (a fast no-change build rewrites only this file)."""
-    document = status_document(facts, built_at=built_at, language=language)
-    temporary = site_dir / (STATUS_FILE + ".partial")
-    temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    temporary.replace(site_dir / STATUS_FILE)
 
 
 def _toc_tokens(headings: tuple[Heading, ...]) -> list[Any]:

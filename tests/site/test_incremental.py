@@ -153,3 +153,21 @@ def test_full_renders_every_page_even_when_nothing_changed(project: Project) -> 
     old_inode = inode(page)
     project.build(full=True)
     assert inode(page) != old_inode
+
+
+def test_search_partitions_are_closed_quarters_and_the_newest_quarters_months() -> None:
+    from zoneinfo import ZoneInfo
+
+    from commit_digest.site.model import build_index
+    from commit_digest.site.output import search_partitions
+    from commit_digest.taxonomy import load_taxonomy
+
+    days = [datetime(2025, 11, 3, tzinfo=UTC), datetime(2026, 2, 10, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)]
+    records = [
+        CommitRecord(commit=make_commit(f"partition-{number}", f"Commit {number}", when))
+        for number, when in enumerate(days)
+    ]
+    index = build_index(records, repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=load_taxonomy())
+    parts = [(part, [item.sha for item in items]) for part, items in search_partitions(index)]
+    assert [part for part, _ in parts] == ["2026q1m03", "2026q1m02", "2025q4"]
+    assert [len(shas) for _, shas in parts] == [1, 1, 1]

@@ -1,0 +1,117 @@
+"""The files a build writes beside the pages: the search index, the status, the sitemap, the
+manifest; and the pages an incremental build takes from the previous site.
+
+Plain file writing with no MkDocs in it, so another site generator could drive the same steps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+
+from commit_digest.search import search_names
+from commit_digest.search.documents import search_document
+from commit_digest.search.index import PartitionInfo, partition_files, partition_id, partition_info
+from commit_digest.search.index import manifest as search_manifest
+from commit_digest.site import paths
+from commit_digest.site.fingerprint import digest
+from commit_digest.site.incremental import (
+    BuildManifest,
+    OutputRecord,
+    PreviousBuild,
+    copy_folder,
+    link_or_copy,
+    sitemap,
+)
+from commit_digest.site.model import SiteCommit, SiteIndex
+from commit_digest.site.status import STATUS_FILE, status_document
+from commit_digest.taxonomy import Taxonomy
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.output")
+
+
+def link_reused_pages(site_dir: Path, reused: Iterable[tuple[Path, str]]) -> None:
+    """Pages whose inputs did not change, from the previous site: (its file, path in the new site)."""
+    for previous, output in reused:
+        target = site_dir / output
+        target.parent.mkdir(parents=True, exist_ok=True)
+        link_or_copy(previous, target)
+
+
+def write_status(site_dir: Path, facts: dict[str, object], *, built_at: datetime, language: str) -> None:
+    """status.json, replaced in one step (a no-change build rewrites only this file)."""
+    document = status_document(facts, built_at=built_at, language=language)
+    temporary = site_dir / (STATUS_FILE + ".partial")
+    temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    temporary.replace(site_dir / STATUS_FILE)
+
+
+def write_sitemap(site_dir: Path, urls: Iterable[str]) -> None:
+    xml, compressed = sitemap(urls)
+    (site_dir / "sitemap.xml").write_bytes(xml)
+    (site_dir / "sitemap.xml.gz").write_bytes(compressed)
+
+
+def search_partitions(index: SiteIndex) -> Iterator[tuple[str, list[SiteCommit]]]:
+    """The commits of each search partition, newest first (the order the index numbers them in)."""
+    if not index.days:
+        return
+    newest = index.days[0].date
+    current = partition_id(newest, newest)
+    held: list[SiteCommit] = []
+    for day in index.days:
+        part = partition_id(day.date, newest)
+        if part != current and held:
+            yield current, held
+            held = []
+        current = part
+        held.extend(day.newest_first)
+    if held:
+        yield current, held
+
+
+def write_search_index(
+    site_dir: Path,
+    index: SiteIndex,
+    taxonomy: Taxonomy,
+    *,
+    language: str,
+    directory_urls: bool,
+    previous: PreviousBuild,
+    manifest: BuildManifest,
+) -> None:
+    """The sharded search index under search/, one partition at a time; a partition whose
+    commits are unchanged is taken from the previous build. Records each in ``manifest``."""
+    target = site_dir / "search"
+    commit_page = paths.commit_page("{sha}")
+    commit_url = commit_page[: -len(".md")] + ("/" if directory_urls else ".html")
+    partitions: list[PartitionInfo] = []
+    written = 0
+    for part_id, items in search_partitions(index):
+        part_digest = digest(manifest.shared, "search", part_id, commit_url, [item.fingerprint for item in items])
+        reusable = previous.partition(part_id, part_digest)
+        if reusable is not None:
+            folder, details = reusable
+            copy_folder(folder, target / part_id)
+            info = PartitionInfo(**details)  # type: ignore[arg-type]
+        else:
+            documents = [search_document(item, taxonomy) for item in items]
+            info = partition_info(part_id, documents)
+            for relative, content in partition_files(part_id, documents):
+                path = target / relative
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content)
+                info.shards += "/s/" in relative
+                written += 1
+        partitions.append(info)
+        manifest.search[part_id] = OutputRecord(
+            digest=part_digest, output=f"search/{part_id}", details=dataclasses.asdict(info)
+        )
+    target.mkdir(parents=True, exist_ok=True)
+    names = search_names(taxonomy, language)
+    (target / "manifest.json").write_bytes(search_manifest(partitions, names, commit_url=commit_url))
+    logger.info("commit-digest: search index: %s partitions, %s files written", len(partitions), written)

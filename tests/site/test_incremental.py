@@ -4,6 +4,7 @@ every kind of change; and unchanged pages are really reused, not rendered again.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -88,10 +89,15 @@ def test_a_build_with_nothing_new_renews_only_the_status(project: Project) -> No
     before = snapshot(project.site)
     page = project.commit_page("high-1")
     old_inode = inode(page)
+    status = json.loads((project.site / "status.json").read_text(encoding="utf-8"))
     project.build()
     assert snapshot(project.site) == before
     assert inode(page) == old_inode  # the site was not rebuilt at all
-    assert (project.site / "status.json").exists()
+    renewed = json.loads((project.site / "status.json").read_text(encoding="utf-8"))
+    assert renewed["built_at"] > status["built_at"]
+    assert {key: value for key, value in renewed.items() if key not in ("built_at", "text")} == {
+        key: value for key, value in status.items() if key not in ("built_at", "text")
+    }
 
 
 def test_a_new_day_renders_its_pages_and_reuses_the_rest(project: Project) -> None:

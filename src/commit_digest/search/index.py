@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
+from typing import TypeVar
 
 from commit_digest.search.tokens import document_grams, fnv1a
+
+T = TypeVar("T")
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -190,27 +193,25 @@ def partition_files(part_id: str, documents: list[SearchDocument]) -> Iterator[t
         yield f"{part_id}/d/{start // CHUNK_SIZE}.json", text.encode("utf-8")
 
 
-def _partitions(documents: Iterable[SearchDocument]) -> Iterator[tuple[str, list[SearchDocument]]]:
-    """Consecutive quarters of a newest-first stream; only one quarter is held at a time."""
+def partitions_of(items: Iterable[T], day_of: Callable[[T], date]) -> Iterator[tuple[str, list[T]]]:
+    """Consecutive partitions of a newest-first stream (documents, or the site's commits);
+    only one partition is held at a time."""
     current: str | None = None
-    held: list[SearchDocument] = []
-    seen: set[str] = set()
+    held: list[T] = []
     previous_day: date | None = None
     newest: date | None = None
-    for document in documents:
-        if previous_day is not None and document.day > previous_day:
-            raise ValueError(f"search documents must come newest first: {document.day} after {previous_day}")
-        previous_day = document.day
-        newest = newest or document.day
-        part = partition_id(document.day, newest)
+    for item in items:
+        day = day_of(item)
+        if previous_day is not None and day > previous_day:
+            raise ValueError(f"search documents must come newest first: {day} after {previous_day}")
+        previous_day = day
+        newest = newest or day
+        part = partition_id(day, newest)
         if part != current:
             if current is not None:
                 yield current, held
-            if part in seen:  # pragma: no cover - impossible for a newest-first stream
-                raise ValueError(f"quarter {part} appears twice")
-            seen.add(part)
             current, held = part, []
-        held.append(document)
+        held.append(item)
     if current is not None:
         yield current, held
 
@@ -235,7 +236,7 @@ def search_files(
     relative to the site root with ``{sha}`` for the 12-digit sha.
     """
     partitions: list[PartitionInfo] = []
-    for part_id, held in _partitions(documents):
+    for part_id, held in partitions_of(documents, lambda document: document.day):
         info = partition_info(part_id, held)
         for path, content in partition_files(part_id, held):
             info.shards += "/s/" in path

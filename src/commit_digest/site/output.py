@@ -15,7 +15,7 @@ from pathlib import Path
 
 from commit_digest.search import search_names
 from commit_digest.search.documents import search_document
-from commit_digest.search.index import PartitionInfo, partition_files, partition_id, partition_info
+from commit_digest.search.index import PartitionInfo, partition_files, partition_info, partitions_of
 from commit_digest.search.index import manifest as search_manifest
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
@@ -58,20 +58,8 @@ def write_sitemap(site_dir: Path, urls: Iterable[str]) -> None:
 
 def search_partitions(index: SiteIndex) -> Iterator[tuple[str, list[SiteCommit]]]:
     """The commits of each search partition, newest first (the order the index numbers them in)."""
-    if not index.days:
-        return
-    newest = index.days[0].date
-    current = partition_id(newest, newest)
-    held: list[SiteCommit] = []
-    for day in index.days:
-        part = partition_id(day.date, newest)
-        if part != current and held:
-            yield current, held
-            held = []
-        current = part
-        held.extend(day.newest_first)
-    if held:
-        yield current, held
+    newest_first = (item for day in index.days for item in day.newest_first)
+    return partitions_of(newest_first, lambda item: item.day)
 
 
 def write_search_index(

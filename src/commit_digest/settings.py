@@ -42,6 +42,8 @@ class LlmSettings(_Settings):
     timeout_seconds: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=10)
     max_retry_wait_seconds: float = Field(default=60.0, ge=0)
+    # The first wait before a retry without Retry-After; doubled on each attempt.
+    retry_backoff_seconds: float = Field(default=1.0, ge=0)
     diff_token_budget: int = Field(default=12_000, ge=500)
     max_output_tokens: int = Field(default=4_000, ge=256)
     temperature: float | None = Field(default=0.2, ge=0, le=2)

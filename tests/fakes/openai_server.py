@@ -61,6 +61,7 @@ class Reply:
     refusal: str | None = None
     finish_reason: str = "stop"
     usage: JsonObject | None = None
+    content_type: str = "application/json"
 
 
 def completion(
@@ -88,6 +89,15 @@ def error(
         }
     }
     return Reply(status=status, body=body, headers=headers, delay=delay)
+
+
+def raw_body(body: bytes | str, *, status: int = 200, content_type: str = "text/html") -> Reply:
+    """A reply sent as these exact bytes: a gateway's error page, a truncated or misshapen body."""
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    return Reply(status=status, body=data, content_type=content_type)
+
+
+GATEWAY_PAGE = raw_body("<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>")
 
 
 @dataclass(frozen=True)
@@ -134,6 +144,9 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._stopping = threading.Event()
+        self._held = threading.Condition()
+        self._hold_until = 0  # chat replies wait until this many chat requests have arrived
+        self._arrived = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -150,6 +163,8 @@ class FakeOpenAIServer:
 
     def stop(self) -> None:
         self._stopping.set()
+        with self._held:
+            self._held.notify_all()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -178,6 +193,26 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.clear()
             self._scripts.clear()
+        with self._held:
+            self._hold_until = self._arrived = 0
+
+    def hold_until(self, count: int) -> None:
+        """Chat replies wait until ``count`` chat requests are in (a barrier, not a delay): a test
+        can know that that many requests were in flight at once, whoever sent them."""
+        with self._held:
+            self._hold_until, self._arrived = count, 0
+
+    def wait_for_chat_requests(self, count: int, timeout: float = 20.0) -> bool:
+        """Blocks until ``count`` chat requests have arrived since the last reset; False on timeout."""
+        with self._held:
+            return self._held.wait_for(lambda: self._arrived >= count, timeout=timeout)
+
+    def _arrive_and_wait(self) -> None:
+        with self._held:
+            self._arrived += 1
+            self._held.notify_all()
+            while self._arrived < self._hold_until and not self._stopping.is_set():
+                self._held.wait(timeout=0.1)
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:
@@ -279,9 +314,7 @@ class FakeOpenAIServer:
                 )
             )
         if outputs:
-            batch["output_file_id"] = self._store_file(
-                "batch_output.jsonl", "batch_output", "\n".join(outputs)
-            )
+            batch["output_file_id"] = self._store_file("batch_output.jsonl", "batch_output", "\n".join(outputs))
         if errors:
             batch["error_file_id"] = self._store_file("batch_errors.jsonl", "batch_output", "\n".join(errors))
         batch["request_counts"] = {
@@ -317,9 +350,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _read(self) -> RecordedRequest:
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length) if length else b""
-        headers = {
-            name.lower(): value for name, value in self.headers.items() if name.lower() != "authorization"
-        }
+        headers = {name.lower(): value for name, value in self.headers.items() if name.lower() != "authorization"}
         recorded = RecordedRequest(
             self.command, self.path, headers, body, "authorization" in {name.lower() for name in self.headers}
         )
@@ -377,11 +408,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _chat(self, request: JsonObject) -> None:
         fake = self.fake
         reply = fake.chat_reply(request)
+        fake._arrive_and_wait()
         fake._wait(fake.latency + reply.delay)
         if fake._stopping.is_set():
             return
         body = reply.body if reply.body is not None or reply.status != 200 else fake.chat_body(request, reply)
-        self._send(reply.status, body, reply.headers)
+        self._send(reply.status, body, reply.headers, content_type=reply.content_type)
 
     def _upload(self, recorded: RecordedRequest) -> None:
         message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
@@ -395,9 +427,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
         filename, data = fields["file"]
         purpose = fields["purpose"][1].decode()
-        file_id = self.fake._store_file(
-            filename or "upload.jsonl", purpose, data.decode("utf-8").rstrip("\n")
-        )
+        file_id = self.fake._store_file(filename or "upload.jsonl", purpose, data.decode("utf-8").rstrip("\n"))
         self._send(200, self.fake.files[file_id][0])
 
     def _create_batch(self, request: JsonObject) -> None:

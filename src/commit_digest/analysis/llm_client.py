@@ -24,7 +24,6 @@ import openai
 import pydantic
 from openai.lib import type_to_response_format_param
 from openai.types import Batch
-from openai.types.chat import ChatCompletion
 
 from commit_digest.analysis.llm_errors import (
     InvalidReplyError,
@@ -40,7 +39,6 @@ from commit_digest.settings import LlmSettings
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
-INITIAL_BACKOFF_SECONDS = 1.0
 SCHEMA_NAME = "commit_analysis"
 BATCH_ENDPOINT = "/v1/chat/completions"
 
@@ -89,39 +87,83 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     return None
 
 
-def usage_of(completion: ChatCompletion) -> TokenUsage:
-    usage = completion.usage
-    if usage is None:
-        return TokenUsage()
-    details = usage.prompt_tokens_details
-    return TokenUsage(
-        prompt_tokens=usage.prompt_tokens or 0,
-        completion_tokens=usage.completion_tokens or 0,
-        cached_tokens=(details.cached_tokens or 0) if details is not None else 0,
-    )
+class _Lenient(pydantic.BaseModel):
+    # OpenAI-compatible servers add fields and use finish reasons of their own: only what
+    # we read is checked.
+    model_config = pydantic.ConfigDict(extra="ignore", frozen=True)
 
 
-def reply_of(completion: ChatCompletion) -> ChatReply:
-    if not completion.choices:
-        raise InvalidReplyError("the reply has no choices")
+class _Message(_Lenient):
+    content: str | None = None
+    refusal: str | None = None
+
+
+class _Choice(_Lenient):
+    message: _Message
+    finish_reason: str | None = None
+
+
+class _PromptDetails(_Lenient):
+    cached_tokens: int | None = None
+
+
+class _Usage(_Lenient):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    prompt_tokens_details: _PromptDetails | None = None
+
+
+class _Completion(_Lenient):
+    choices: list[_Choice] = pydantic.Field(min_length=1)
+    usage: _Usage | None = None
+
+
+def _reply(completion: _Completion) -> ChatReply:
     choice = completion.choices[0]
+    usage = completion.usage or _Usage()
+    details = usage.prompt_tokens_details
     return ChatReply(
         content=choice.message.content,
         refusal=choice.message.refusal,
         finish_reason=str(choice.finish_reason),
-        usage=usage_of(completion),
+        usage=TokenUsage(
+            prompt_tokens=usage.prompt_tokens or 0,
+            completion_tokens=usage.completion_tokens or 0,
+            cached_tokens=(details.cached_tokens or 0) if details is not None else 0,
+        ),
     )
+
+
+def _problem(error: pydantic.ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the body"
+    return f"{where}: {first['msg']}"
+
+
+def reply_from_text(text: str, *, content_type: str) -> ChatReply:
+    """The reply in a chat completion's response body.
+
+    The SDK hands back a bare string for a body that is not JSON (a gateway's HTML error page
+    with status 200) and builds its models without validating them, so a body of the wrong
+    shape would fail later as an AttributeError; here every such body is an InvalidReplyError.
+    """
+    try:
+        return _reply(_Completion.model_validate_json(text))
+    except pydantic.ValidationError as error:
+        snippet = " ".join(text[:60].split())
+        if any(item["type"] == "json_invalid" for item in error.errors()):
+            problem = f"not JSON ({content_type or 'no content type'}, {len(text)} characters: {snippet!r})"
+        else:
+            problem = f"not a chat completion ({_problem(error)})"
+        raise InvalidReplyError(f"the reply body is {problem}") from None
 
 
 def reply_from_body(body: object) -> ChatReply:
     """A chat completion as found in a Batch API output line."""
     try:
-        completion = ChatCompletion.model_validate(body)
+        return _reply(_Completion.model_validate(body))
     except pydantic.ValidationError as error:
-        raise InvalidReplyError(
-            f"the batch line is not a chat completion: {error.error_count()} problems"
-        ) from None
-    return reply_of(completion)
+        raise InvalidReplyError(f"the batch line is not a chat completion ({_problem(error)})") from None
 
 
 class LlmClient:
@@ -184,10 +226,13 @@ class LlmClient:
         return body
 
     def chat(self, body: dict[str, Any]) -> ChatReply:
-        completion = self._with_retries(
-            "chat completion", lambda: self._client.chat.completions.create(**body)
-        )
-        return reply_of(completion)
+        """One completion; a reply that is not a valid completion is retried like a server error."""
+
+        def request() -> ChatReply:
+            raw = self._client.chat.completions.with_raw_response.create(**body)
+            return reply_from_text(raw.text, content_type=raw.headers.get("content-type", ""))
+
+        return self._with_retries("chat completion", request)
 
     # -- the Batch API ---------------------------------------------------------------------
 
@@ -240,8 +285,15 @@ class LlmClient:
                 wait = None
                 if attempt == retries:
                     raise LlmUnavailableError(f"{text} (gave up after {retries + 1} attempts)") from None
+            except InvalidReplyError as error:
+                # A proxy's error page or a truncated body: transient like a 5xx, and nothing was
+                # delivered that could be kept.
+                text = self._scrub(f"{what}: invalid reply from {self.base_url}: {error}")
+                wait = None
+                if attempt == retries:
+                    raise LlmUnavailableError(f"{text} (gave up after {retries + 1} attempts)") from None
             if wait is None:
-                wait = INITIAL_BACKOFF_SECONDS * 2**attempt * (0.75 + 0.25 * self._jitter())
+                wait = self.settings.retry_backoff_seconds * 2**attempt * (0.75 + 0.25 * self._jitter())
             if wait > self.settings.max_retry_wait_seconds:
                 raise LlmUnavailableError(
                     f"{text} (asked to wait {wait:g} s, over llm.max_retry_wait_seconds "

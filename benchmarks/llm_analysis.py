@@ -28,7 +28,8 @@ from rich.console import Console
 from commit_digest.analysis.diff_budget import estimate_tokens
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
 from commit_digest.analysis.llm_client import LlmClient
-from commit_digest.analysis.runner import run_analysis, select_records
+from commit_digest.analysis.llm_pass import analyse_with_llm
+from commit_digest.analysis.runner import Selection
 from commit_digest.exchange import read_all_records
 from commit_digest.models import AnalysisStatus, Commit, CommitRecord, FileChange, PatchState, PullRequestInfo
 from commit_digest.settings import DigestSettings, LlmSettings
@@ -41,14 +42,10 @@ from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 
 def synthetic_patch(change: FileChange) -> str:
     lines: list[str] = []
-    changed = [("+", index) for index in range(change.additions)] + [
-        ("-", index) for index in range(change.deletions)
-    ]
+    changed = [("+", index) for index in range(change.additions)] + [("-", index) for index in range(change.deletions)]
     for start in range(0, max(len(changed), 1), 40):
         chunk = changed[start : start + 40]
-        lines.append(
-            f"@@ -{start + 1},{len(chunk) + 3} +{start + 1},{len(chunk) + 3} @@ def forward(self, x):"
-        )
+        lines.append(f"@@ -{start + 1},{len(chunk) + 3} +{start + 1},{len(chunk) + 3} @@ def forward(self, x):")
         lines.append("     hidden_states = self.norm(hidden_states)")
         lines += [
             f"{sign}        out_{index} = torch.ops.vllm.fused_kernel(hidden_states, self.w{index}, scale)"
@@ -107,19 +104,18 @@ def measure_wall_time(commits: list[Commit], latency: float) -> None:
                 with AnalysisStore(Path(directory)) as store:
                     for commit in commits:
                         store.merge(CommitRecord(commit=commit))
-                    records = select_records(store.records(), analyzer_name=analyzer.name, zone=settings.zone)
                     started = time.perf_counter()
-                    summary = run_analysis(
+                    summary = analyse_with_llm(
                         store,
                         analyzer,
-                        records,
-                        concurrency=concurrency,
+                        settings.llm,
+                        Selection(zone=settings.zone),
                         console=Console(file=io.StringIO()),
                     )
                     elapsed = time.perf_counter() - started
                 client.close()
                 print(
-                    f"{len(records)} commits, latency {latency:g} s, concurrency {concurrency}: "
+                    f"{summary.selected} commits, latency {latency:g} s, concurrency {concurrency}: "
                     f"{elapsed:.1f} s wall, ok {summary.count(AnalysisStatus.OK)}"
                 )
 

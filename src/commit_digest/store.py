@@ -12,7 +12,7 @@ import json
 import logging
 import sqlite3
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -22,6 +22,7 @@ import diskcache
 from pydantic import ValidationError
 
 from commit_digest.errors import StoreError
+from commit_digest.leases import Lease
 from commit_digest.merge import merge_records
 from commit_digest.models import Analysis, Commit, CommitRecord
 
@@ -32,6 +33,7 @@ _META_PREFIX = "meta/"
 # Changes whenever a record does: lets a build tell "nothing changed" without reading the store.
 _REVISION_KEY = "revision/counter"
 _IDENTITY_KEY = "revision/store-id"
+_LEASE_PREFIX = "lease/"
 DEFAULT_SIZE_LIMIT = 2**40  # far above any archive: the limit must never be what stops a write
 
 
@@ -53,7 +55,7 @@ class AnalysisStore:
                 statistics=False,
             )
         except (OSError, sqlite3.Error) as error:
-            raise StoreError(f"cannot open the store at {self.directory}: {error}") from error
+            raise self._error("cannot open the store", error) from error
 
     def __enter__(self) -> Self:
         return self
@@ -112,24 +114,32 @@ class AnalysisStore:
         """Stores a record as given, replacing what was there (use ``merge`` to keep analyses)."""
         self._write(record_key(*record.key), record.model_dump_json())
 
-    def merge(self, incoming: CommitRecord, *, force: bool = False) -> bool:
+    def merge(
+        self,
+        incoming: CommitRecord,
+        *,
+        force: bool = False,
+        replace: Callable[[Analysis | None], bool] | None = None,
+    ) -> bool:
         """Stores ``incoming`` merged with what is stored; True when anything changed.
 
         The read and the write happen in one transaction, so two processes merging the same
-        commit cannot lose either's analysis.
+        commit cannot lose either's analysis. ``replace`` forces the incoming analysis when it
+        holds for the stored one, judged inside that transaction.
         """
         key = record_key(*incoming.key)
         try:
             with self._cache.transact():
                 text = self._read(key)
                 existing = None if text is None else self._parse(key, text)
-                merged = merge_records(existing, incoming, force=force)
+                forced = force or (replace is not None and replace(existing.analysis if existing else None))
+                merged = merge_records(existing, incoming, force=forced)
                 if merged == existing:
                     return False
                 self._write(key, merged.model_dump_json())
                 return True
         except sqlite3.Error as error:
-            raise StoreError(f"cannot write {key} to the store at {self.directory}: {error}") from error
+            raise self._error(f"cannot write {key} to the store", error) from error
 
     def merge_all(self, records: Iterable[CommitRecord], *, force: bool = False) -> int:
         return sum(self.merge(record, force=force) for record in records)
@@ -159,7 +169,7 @@ class AnalysisStore:
                     self._cache.incr(_REVISION_KEY, retry=True)
                 return deleted
         except sqlite3.Error as error:
-            raise StoreError(f"cannot delete {key} from the store at {self.directory}: {error}") from error
+            raise self._error(f"cannot delete {key} from the store", error) from error
 
     def revision(self) -> str:
         """An opaque token that changes whenever any record is written or deleted.
@@ -171,7 +181,7 @@ class AnalysisStore:
             self._cache.add(_IDENTITY_KEY, uuid.uuid4().hex, retry=True)
             return f"{self._cache.get(_IDENTITY_KEY, retry=True)}:{self._cache.get(_REVISION_KEY, 0, retry=True)}"
         except sqlite3.Error as error:
-            raise StoreError(f"cannot read the revision of the store at {self.directory}: {error}") from error
+            raise self._error("cannot read the revision of the store", error) from error
 
     # -- metadata: small JSON values the pipeline keeps between runs ---------------------
 
@@ -182,6 +192,38 @@ class AnalysisStore:
     def set_meta(self, name: str, value: object) -> None:
         self._write(_META_PREFIX + name, json.dumps(value, ensure_ascii=False, sort_keys=True))
 
+    # -- leases: claims on commits between concurrent runs --------------------------------
+
+    def acquire_lease(self, name: str, lease: Lease, *, lapsed: Callable[[Lease], bool]) -> bool:
+        """Takes ``name`` for ``lease.holder`` unless another holder's lease is still running.
+
+        Read and write happen in one transaction: of two processes asking at once, one wins.
+        Leases are not records: they change neither the revision nor the durable form.
+        """
+        key = _LEASE_PREFIX + name
+        try:
+            with self._cache.transact():
+                text = self._read(key)
+                if text is not None:
+                    held = Lease.model_validate_json(text)
+                    if held.holder != lease.holder and not lapsed(held):
+                        return False
+                self._cache.set(key, lease.model_dump_json(), retry=True)
+                return True
+        except sqlite3.Error as error:
+            raise self._error(f"cannot write {key} to the store", error) from error
+
+    def release_lease(self, name: str, holder: str) -> None:
+        """Gives ``name`` up if ``holder`` still holds it (a lapsed lease may have been taken over)."""
+        key = _LEASE_PREFIX + name
+        try:
+            with self._cache.transact():
+                text = self._read(key)
+                if text is not None and Lease.model_validate_json(text).holder == holder:
+                    self._cache.delete(key, retry=True)
+        except sqlite3.Error as error:
+            raise self._error(f"cannot write {key} to the store", error) from error
+
     # -- the diskcache edge ----------------------------------------------------------------
 
     def _record_keys(self) -> Iterator[str]:
@@ -190,13 +232,13 @@ class AnalysisStore:
                 if isinstance(key, str) and key.startswith(_RECORD_PREFIX):
                     yield key
         except sqlite3.Error as error:
-            raise StoreError(f"cannot list the store at {self.directory}: {error}") from error
+            raise self._error("cannot list the store", error) from error
 
     def _read(self, key: str) -> str | None:
         try:
             value = self._cache.get(key, default=None, retry=True)
         except sqlite3.Error as error:
-            raise StoreError(f"cannot read {key} from the store at {self.directory}: {error}") from error
+            raise self._error(f"cannot read {key} from the store", error) from error
         if value is not None and not isinstance(value, str):
             raise StoreError(f"{key} in the store at {self.directory} is not JSON text")
         return value
@@ -210,7 +252,23 @@ class AnalysisStore:
                 return
             self._cache.set(key, text, retry=True)
         except sqlite3.Error as error:
-            raise StoreError(f"cannot write {key} to the store at {self.directory}: {error}") from error
+            raise self._error(f"cannot write {key} to the store", error) from error
+
+    def _error(self, what: str, error: sqlite3.Error | OSError) -> StoreError:
+        """One message for every failure of the store's files, with the way back when they are damaged."""
+        text = str(error)
+        damaged = type(error) is sqlite3.DatabaseError or any(
+            sign in text for sign in ("malformed", "not a database", "file is encrypted")
+        )
+        if not damaged:
+            return StoreError(f"{what} at {self.directory}: {text}")
+        database = self.directory / "cache.db"
+        broken = self.directory.with_name(self.directory.name + ".damaged")
+        return StoreError(
+            f"{what}: {database} is damaged ({text}). Rebuild it from the durable form (the data "
+            f"branch's folder, data/ by default) with no LLM calls: "
+            f"mv {self.directory} {broken} && commit-digest restore --cache {self.directory} --durable-dir data"
+        )
 
     def _parse(self, key: str, text: str) -> CommitRecord:
         try:

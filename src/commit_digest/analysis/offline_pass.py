@@ -1,29 +1,41 @@
-"""Gives every stored commit that has no analysis an offline one (never replacing a better one)."""
+"""The offline analyzer over the store: every commit without an ok analysis (and, when asked,
+the offline analyses again), through the same runner, progress and summary as the LLM."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+
+from rich.console import Console
 
 from commit_digest.analysis.offline import OfflineAnalyzer
-from commit_digest.models import CommitRecord
+from commit_digest.analysis.runner import RunSummary, Selection, run_analysis, select_records
+from commit_digest.models import Analysis
 from commit_digest.store import AnalysisStore
 
 
-@dataclass(frozen=True)
-class OfflinePassResult:
-    analysed: int
-    kept: int
-
-
 def analyse_offline(
-    store: AnalysisStore, analyzer: OfflineAnalyzer, repository: str | None = None
-) -> OfflinePassResult:
-    """Offline analyses for records that lack an ok one; LLM and legacy analyses are kept as they are."""
-    analysed = kept = 0
-    for record in list(store.records(repository)):
-        if record.analysis is not None and record.analysis.ok:
-            kept += 1
-            continue
-        store.merge(CommitRecord(commit=record.commit, analysis=analyzer.analyze(record.commit)))
-        analysed += 1
-    return OfflinePassResult(analysed=analysed, kept=kept)
+    store: AnalysisStore, analyzer: OfflineAnalyzer, selection: Selection, *, console: Console | None = None
+) -> RunSummary:
+    """Offline analyses where no ok one is stored; LLM and legacy analyses are kept as they are."""
+
+    def is_offline(analysis: Analysis | None) -> bool:
+        return analysis is not None and analysis.provenance.analyzer == analyzer.name
+
+    def is_done(analysis: Analysis | None) -> bool:
+        return analysis is not None and analysis.ok and not (selection.reanalyze and is_offline(analysis))
+
+    # ``is_done`` already says what --reanalyze redoes: never the LLM's or legacy analyses.
+    records = select_records(
+        store.records(selection.repository), is_done=is_done, selection=dataclasses.replace(selection, reanalyze=False)
+    )
+    # Free and CPU-bound: one thread and no claims. The offline result carries the commit's
+    # own time, so only ``replace`` lets a redone analysis take the old one's place.
+    return run_analysis(
+        store,
+        analyzer,
+        records,
+        concurrency=1,
+        is_done=is_done,
+        replace=is_offline if selection.reanalyze else None,
+        console=console,
+    )

@@ -1,18 +1,21 @@
-"""Running an analyzer over the store: which commits, how many at once, progress, writes.
+"""Running an analyzer over the store: which commits, how many at once, claims, progress, writes.
 
-Each result is merged into the store as soon as it arrives (on the calling thread; the
-workers only talk to the endpoint), so an interrupted run keeps everything finished so
-far, and the merge rule keeps an ok analysis when a newer attempt failed (the failure
-goes into ``CommitRecord.failure`` for the site to mention).
+Each worker stores its commit's result the moment it has it (diskcache is safe across
+threads and processes), so a crash, Ctrl-C or kill -9 loses at most the requests in flight.
+Before a paid request a worker claims the commit in the store (a lease, see ``leases``) and
+looks again at what is stored: a commit another run is analysing, or has analysed since this
+run chose its commits, is skipped, so concurrent runs pay once per commit.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import date
+from enum import Enum
 from zoneinfo import ZoneInfo
 
 from rich.console import Console
@@ -20,8 +23,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from commit_digest.analysis.base import Analyzer
 from commit_digest.analysis.prompt import PROMPT_VERSION
+from commit_digest.leases import LeaseHolder, lapsed, lease_name, this_process
 from commit_digest.models import SCHEMA_VERSION, Analysis, AnalysisStatus, CommitRecord, TokenUsage
+from commit_digest.settings import LlmSettings
 from commit_digest.store import AnalysisStore
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.analysis")
+
+IsDone = Callable[[Analysis | None], bool]
 
 
 def is_current(analysis: Analysis | None, analyzer_name: str) -> bool:
@@ -36,35 +45,81 @@ def is_current(analysis: Analysis | None, analyzer_name: str) -> bool:
     )
 
 
+def current_for(analyzer_name: str) -> IsDone:
+    return lambda analysis: is_current(analysis, analyzer_name)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which stored commits a run considers."""
+
+    zone: ZoneInfo  # the site's, in which commits fall on days
+    repository: str | None = None
+    since: date | None = None
+    until: date | None = None
+    limit: int | None = None  # the newest ``limit`` of those that need an analysis
+    reanalyze: bool = False
+
+
 def select_records(
     records: Iterable[CommitRecord],
     *,
-    analyzer_name: str,
-    zone: ZoneInfo,
-    since: date | None = None,
-    until: date | None = None,
-    limit: int | None = None,
-    reanalyze: bool = False,
+    is_done: IsDone,
+    selection: Selection,
     exclude: Collection[tuple[str, str]] = (),
 ) -> list[CommitRecord]:
-    """The records to analyse, newest first: not current (or all with ``reanalyze``) within the days."""
+    """The records to analyse, newest first: not done (or all with ``reanalyze``) within the days.
+
+    ``exclude``: commits waiting in a batch, left out unless reanalysing."""
+    since, until, reanalyze = selection.since, selection.until, selection.reanalyze
     chosen = []
     for record in records:
-        day = record.commit.day(zone)
+        day = record.commit.day(selection.zone)
         if (since is not None and day < since) or (until is not None and day > until):
             continue
         if record.key in exclude and not reanalyze:
             continue
-        if reanalyze or not is_current(record.analysis, analyzer_name):
+        if reanalyze or not is_done(record.analysis):
             chosen.append(record)
     chosen.sort(key=lambda record: record.commit.committed_at, reverse=True)
-    return chosen[:limit] if limit is not None else chosen
+    return chosen[: selection.limit] if selection.limit is not None else chosen
+
+
+def lease_seconds(settings: LlmSettings) -> float:
+    """Longer than one commit can take: up to three requests (a cut-off and an invalid reply
+    are each asked again once), each with every retry and its longest wait."""
+    one_request = (settings.max_retries + 1) * settings.timeout_seconds
+    one_request += settings.max_retries * settings.max_retry_wait_seconds
+    return 3 * one_request + 60.0
+
+
+@dataclass(frozen=True)
+class Claims:
+    """How a run claims commits before paying for them."""
+
+    seconds: float  # a lease's length: longer than one commit's requests with all their retries
+    holder: LeaseHolder = field(default_factory=this_process)
+    clock: Callable[[], float] = time.time
+
+
+class Skip(Enum):
+    CLAIMED = "another run is analysing it"
+    DONE = "analysed by another run meanwhile"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    record: CommitRecord
+    analysis: Analysis | None = None
+    skipped: Skip | None = None
 
 
 @dataclass
 class RunSummary:
     selected: int = 0
     by_status: dict[AnalysisStatus, int] = field(default_factory=dict)
+    skipped: dict[Skip, int] = field(default_factory=dict)
+    errors: int = 0  # commits whose analysis raised (a bug): not stored, retried next run
     usage: TokenUsage = field(default_factory=TokenUsage)
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)  # "<sha>: <status>: <reason>", for the end of the run
@@ -73,10 +128,24 @@ class RunSummary:
         return self.by_status.get(status, 0)
 
     @property
-    def all_ok(self) -> bool:
-        return self.count(AnalysisStatus.OK) == self.selected
+    def analysed(self) -> int:
+        return sum(self.by_status.values())
 
-    def add(self, record: CommitRecord, analysis: Analysis) -> None:
+    @property
+    def failed(self) -> int:
+        return self.analysed - self.count(AnalysisStatus.OK) + self.errors
+
+    @property
+    def all_ok(self) -> bool:
+        """Every commit this run did not leave to another run got an ok analysis."""
+        return self.failed == 0
+
+    def add(self, outcome: Outcome) -> None:
+        if outcome.skipped is not None:
+            self.skipped[outcome.skipped] = self.skipped.get(outcome.skipped, 0) + 1
+            return
+        analysis = outcome.analysis
+        assert analysis is not None, "an outcome is an analysis or a skip"
         status = analysis.provenance.status
         self.by_status[status] = self.count(status) + 1
         used = analysis.provenance.usage or TokenUsage()
@@ -86,14 +155,21 @@ class RunSummary:
             cached_tokens=self.usage.cached_tokens + used.cached_tokens,
         )
         if status is not AnalysisStatus.OK:
-            self.problems.append(f"{record.commit.short_sha}: {status.value}: {analysis.provenance.error}")
+            self.problems.append(f"{outcome.record.commit.short_sha}: {status.value}: {analysis.provenance.error}")
+
+    def add_error(self, record: CommitRecord, error: Exception) -> None:
+        self.errors += 1
+        self.problems.append(f"{record.commit.short_sha}: error: {type(error).__name__}: {error}")
 
     def lines(self) -> list[str]:
-        counts = ", ".join(
-            f"{status.value} {self.count(status)}" for status in AnalysisStatus if self.count(status)
-        )
+        counts = [f"{status.value} {self.count(status)}" for status in AnalysisStatus if self.count(status)]
+        if self.errors:
+            counts.append(f"error {self.errors}")
+        skipped = [f"{count} skipped: {reason.value}" for reason, count in self.skipped.items()]
         return [
-            f"analysed {self.selected} commits in {self.seconds:.1f} s: {counts or 'nothing to do'}",
+            f"analysed {self.analysed} of {self.selected} commits in {self.seconds:.1f} s: "
+            + (", ".join(counts) or "nothing to do"),
+            *skipped,
             f"tokens: prompt {self.usage.prompt_tokens} (cached {self.usage.cached_tokens}), "
             f"completion {self.usage.completion_tokens}",
             *self.problems,
@@ -113,39 +189,82 @@ def _progress(console: Console) -> Progress:
     )
 
 
+@dataclass(frozen=True)
+class _Worker:
+    """One commit: claim, look again, analyse, store, let go. Runs on a pool thread."""
+
+    store: AnalysisStore
+    analyzer: Analyzer
+    is_done: IsDone
+    claims: Claims | None
+    replace: IsDone | None
+
+    def __call__(self, record: CommitRecord) -> Outcome:
+        claims = self.claims
+        name = lease_name(*record.key)
+        if claims is not None:
+            holder = claims.holder
+            lease = holder.lease(now=claims.clock(), seconds=claims.seconds)
+            taken = self.store.acquire_lease(
+                name, lease, lapsed=lambda held: lapsed(held, now=claims.clock(), host=holder.host)
+            )
+            if not taken:
+                return Outcome(record, skipped=Skip.CLAIMED)
+        try:
+            stored = self.store.get(*record.key)
+            if stored is not None and self.is_done(stored.analysis) and stored.analysis != record.analysis:
+                return Outcome(record, skipped=Skip.DONE)
+            commit = stored.commit if stored is not None else record.commit
+            analysis = self.analyzer.analyze(commit)
+            self.store.merge(CommitRecord(commit=commit, analysis=analysis), replace=self.replace)
+            return Outcome(record, analysis=analysis)
+        finally:
+            if claims is not None:
+                self.store.release_lease(name, claims.holder.holder)
+
+
 def run_analysis(
     store: AnalysisStore,
     analyzer: Analyzer,
     records: list[CommitRecord],
     *,
     concurrency: int,
+    is_done: IsDone,
+    claims: Claims | None = None,
+    replace: IsDone | None = None,
     console: Console | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> RunSummary:
-    """Analyses ``records`` with up to ``concurrency`` requests in flight; merges each result."""
+    """Analyses ``records`` with up to ``concurrency`` in flight; each result is stored by its worker.
+
+    ``is_done`` says whether a stored analysis needs no new one (checked again just before
+    each commit's request); ``claims`` None runs without leases (a free analyzer);
+    ``replace`` says which stored analyses a new result replaces whatever the merge rule says.
+    """
     summary = RunSummary(selected=len(records))
     started = clock()
     console = console or Console(stderr=True)
+    worker = _Worker(store, analyzer, is_done, claims, replace)
     with _progress(console) as progress, ThreadPoolExecutor(max_workers=concurrency) as pool:
         task = progress.add_task("analyse", total=len(records), failed=0, tokens=0)
-        futures: dict[Future[Analysis], CommitRecord] = {
-            pool.submit(analyzer.analyze, record.commit): record for record in records
-        }
+        futures: dict[Future[Outcome], CommitRecord] = {pool.submit(worker, record): record for record in records}
         try:
             for future in as_completed(futures):
                 record = futures[future]
-                analysis = future.result()
-                store.merge(CommitRecord(commit=record.commit, analysis=analysis))
-                summary.add(record, analysis)
+                try:
+                    summary.add(future.result())
+                except Exception as error:
+                    logger.exception("%s: the analysis raised; it is retried next run", record.commit.short_sha)
+                    summary.add_error(record, error)
                 progress.update(
                     task,
                     advance=1,
-                    failed=summary.selected
-                    and sum(summary.by_status.values()) - summary.count(AnalysisStatus.OK),
+                    failed=summary.failed,
                     tokens=summary.usage.prompt_tokens + summary.usage.completion_tokens,
                 )
         except BaseException:
-            # Ctrl-C or a bug: stop queued work; what finished is already stored.
+            # Ctrl-C: stop queued work; what finished is stored, requests in flight finish and
+            # store their answers before the process exits.
             pool.shutdown(wait=False, cancel_futures=True)
             raise
     summary.seconds = clock() - started

@@ -9,6 +9,7 @@ from typing import Any
 
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
+from commit_digest.analysis.runner import Selection
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.exchange import read_all_records
 from commit_digest.taxonomy import load_taxonomy
@@ -33,14 +34,14 @@ def run_demo(args: argparse.Namespace) -> int:
     analyzer = OfflineAnalyzer(load_taxonomy(settings.taxonomy, settings.taxonomy_file), settings.language)
     with open_store(settings) as store:
         added = store.merge_all(records)
-        result = analyse_offline(store, analyzer)
+        summary = analyse_offline(store, analyzer, Selection(zone=settings.zone))
         stored = list(store.records())
     days = sorted({record.commit.day(settings.zone) for record in stored})
     print(
         f"sample: {len(records)} commits ({added} new) over {len(days)} days "
         f"({days[0]} … {days[-1]}) in {settings.cache_dir}"
     )
-    print(f"offline analysis: {result.analysed} analysed, {result.kept} already had an analysis")
+    print(f"offline analysis: {summary.analysed} analysed, {len(stored) - summary.analysed} already had an analysis")
     if args.no_build:
         return 0
     from commit_digest.commands.build import build_site

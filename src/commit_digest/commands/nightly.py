@@ -24,6 +24,7 @@ from rich.console import Console
 
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
+from commit_digest.analysis.runner import Selection
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import CommitDigestError
@@ -173,26 +174,23 @@ def _analyse(
         report.ok = _analyse_with_llm(store, settings, taxonomy, report)
     # Every commit gets at least the offline analysis, so a new day reads well even when the
     # LLM is down; the failed or pending LLM attempt stays visible next to it.
-    result = analyse_offline(store, OfflineAnalyzer(taxonomy, settings.language), settings.repository)
-    report.lines.append(f"offline analyses for {result.analysed} commits without an analysis")
+    summary = analyse_offline(store, OfflineAnalyzer(taxonomy, settings.language), _selection(settings))
+    report.lines.append(f"offline analyses for {summary.analysed} commits without an analysis")
+
+
+def _selection(settings: DigestSettings) -> Selection:
+    return Selection(zone=settings.zone, repository=settings.repository)
 
 
 def _analyse_with_llm(store: AnalysisStore, settings: DigestSettings, taxonomy: Taxonomy, report: StepReport) -> bool:
-    from commit_digest.analysis import batch
     from commit_digest.analysis.llm_analyzer import LlmAnalyzer
     from commit_digest.analysis.llm_client import LlmClient
-    from commit_digest.analysis.runner import run_analysis, select_records
+    from commit_digest.analysis.llm_pass import analyse_with_llm
 
     client = LlmClient(settings.llm)
     try:
         analyzer = LlmAnalyzer(client, settings, taxonomy)
-        records = select_records(
-            store.records(settings.repository),
-            analyzer_name=analyzer.name,
-            zone=settings.zone,
-            exclude=batch.commits_in_open_batches(store),
-        )
-        summary = run_analysis(store, analyzer, records, concurrency=settings.llm.concurrency, console=None)
+        summary = analyse_with_llm(store, analyzer, settings.llm, _selection(settings))
     finally:
         client.close()
     report.lines.extend(summary.lines())

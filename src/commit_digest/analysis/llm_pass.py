@@ -1,0 +1,50 @@
+"""The LLM analyzer over the store, as `analyze` and `nightly` run it: the commits without a
+current analysis (not waiting in a batch), claimed one by one so concurrent runs pay once."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from commit_digest.analysis import batch
+from commit_digest.analysis.llm_analyzer import LlmAnalyzer
+from commit_digest.analysis.runner import (
+    Claims,
+    RunSummary,
+    Selection,
+    current_for,
+    lease_seconds,
+    run_analysis,
+    select_records,
+)
+from commit_digest.models import CommitRecord
+from commit_digest.settings import LlmSettings
+from commit_digest.store import AnalysisStore
+
+
+def records_for_llm(store: AnalysisStore, analyzer: LlmAnalyzer, selection: Selection) -> list[CommitRecord]:
+    return select_records(
+        store.records(selection.repository),
+        is_done=current_for(analyzer.name),
+        selection=selection,
+        exclude=batch.commits_in_open_batches(store),
+    )
+
+
+def analyse_with_llm(
+    store: AnalysisStore,
+    analyzer: LlmAnalyzer,
+    settings: LlmSettings,
+    selection: Selection,
+    *,
+    console: Console | None = None,
+    claims: Claims | None = None,
+) -> RunSummary:
+    return run_analysis(
+        store,
+        analyzer,
+        records_for_llm(store, analyzer, selection),
+        concurrency=settings.concurrency,
+        is_done=current_for(analyzer.name),
+        claims=claims or Claims(seconds=lease_seconds(settings)),
+        console=console,
+    )

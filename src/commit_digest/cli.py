@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "stats",
     "import_legacy",
     "nightly",
+    "restore",
 )
 
 EXIT_OK = 0

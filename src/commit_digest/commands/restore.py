@@ -1,0 +1,54 @@
+"""`restore`: rebuild the store from its durable form (after a damaged or lost cache/).
+
+The durable form holds every record, analyses included, so this sends no request and
+pays for nothing; records already in the store keep the better of the two analyses.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.durable import MANIFEST, restore_durable
+from commit_digest.errors import InputError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "restore",
+        help="rebuild the store from the durable form (data/), with no LLM calls",
+        description="Merges every record of the durable JSON Lines form into the store: the way back from a "
+        "damaged or lost store. Nothing is fetched or analysed.",
+    )
+    add_common_options(parser)
+    parser.add_argument(
+        "--durable-dir",
+        type=Path,
+        default=Path("data"),
+        metavar="DIR",
+        help="the durable JSON Lines form (the data branch's worktree; default: data/)",
+    )
+    parser.set_defaults(handler=run_restore)
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    durable_dir = args.durable_dir.resolve()
+    if not (durable_dir / MANIFEST).is_file():
+        raise InputError(
+            f"no durable form at {durable_dir} (it has no {MANIFEST}); check out the data branch there first: "
+            "bash scripts/data-branch.sh checkout data"
+        )
+    settings = settings_from_args(args)
+    with open_store(settings) as store:
+        result = restore_durable(store, durable_dir)
+        total = len(store)
+    if result.skipped:
+        print(f"the store at {settings.cache_dir} already holds {durable_dir} ({total} records)")
+    else:
+        print(
+            f"restored {result.records} records from {durable_dir} into {settings.cache_dir}: "
+            f"{result.changed} new or better; the store holds {total}"
+        )
+    return 0

@@ -1,0 +1,59 @@
+"""A damaged store: one clear error naming the file and the way back, and the way back works
+with the real commands (restore from the durable form, zero LLM calls)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from commit_digest.cli import main
+from commit_digest.durable import save_durable
+from commit_digest.models import CommitRecord
+from commit_digest.store import AnalysisStore
+from tests.core.test_store import analysis
+from tests.factories import make_commit
+
+
+def _damage(database: Path) -> None:
+    """Overwrites the start of every page after the first two: "database disk image is malformed"."""
+    data = bytearray(database.read_bytes())
+    for offset in range(2 * 4096, len(data), 4096):
+        data[offset : offset + 200] = b"\xff" * 200
+    database.write_bytes(bytes(data))
+
+
+def test_a_damaged_store_names_the_file_and_the_restore_command_which_then_works(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    cache, durable = tmp_path / "cache", tmp_path / "data"
+    records = [CommitRecord(commit=make_commit(number), analysis=analysis("llm:m")) for number in range(300)]
+    with AnalysisStore(cache) as store:
+        store.merge_all(records)
+        save_durable(store, durable)
+    _damage(cache / "cache.db")
+
+    assert main(["export", "--cache", str(cache)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "Traceback" not in error
+    assert f"{cache / 'cache.db'} is damaged (database disk image is malformed)" in error
+    assert f"mv {cache} {cache}.damaged && commit-digest restore --cache {cache} --durable-dir data" in error
+
+    # The advice, as given: move the damaged store aside and restore.
+    shutil.move(cache, tmp_path / "cache.damaged")
+    assert main(["restore", "--cache", str(cache), "--durable-dir", "data"]) == 0
+    assert "restored 300 records" in capsys.readouterr().out
+    with AnalysisStore(cache) as store:
+        assert sorted(store.records(), key=lambda record: record.commit.sha) == records
+    assert main(["restore", "--cache", str(cache)]) == 0
+    assert "already holds" in capsys.readouterr().out
+
+
+def test_restore_without_a_durable_form_says_where_it_looked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["restore", "--cache", str(tmp_path / "cache"), "--durable-dir", str(tmp_path / "none")]) == 2
+    error = capsys.readouterr().err
+    assert f"no durable form at {tmp_path / 'none'}" in error and "data-branch.sh checkout" in error

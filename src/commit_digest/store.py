@@ -25,6 +25,7 @@ from commit_digest.errors import StoreError
 from commit_digest.leases import Lease
 from commit_digest.merge import merge_records
 from commit_digest.models import Analysis, Commit, CommitRecord
+from commit_digest.text_hygiene import clean_record
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.store")
 
@@ -112,6 +113,7 @@ class AnalysisStore:
 
     def put(self, record: CommitRecord) -> None:
         """Stores a record as given, replacing what was there (use ``merge`` to keep analyses)."""
+        record = clean_record(record)
         self._write(record_key(*record.key), record.model_dump_json())
 
     def merge(
@@ -127,6 +129,7 @@ class AnalysisStore:
         commit cannot lose either's analysis. ``replace`` forces the incoming analysis when it
         holds for the stored one, judged inside that transaction.
         """
+        incoming = clean_record(incoming)
         key = record_key(*incoming.key)
         try:
             with self._cache.transact():

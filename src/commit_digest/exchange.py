@@ -7,7 +7,7 @@ time, sha), so re-exporting an unchanged store gives the same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TextIO
 
 from pydantic import ValidationError
@@ -35,22 +35,56 @@ def write_records(records: Iterable[CommitRecord], out: TextIO) -> int:
     return count
 
 
-def parse_records(lines: Iterable[str], *, source: str) -> Iterator[CommitRecord]:
-    """Parses every non-blank line; an invalid one raises InputError naming ``source:line``."""
+# Enough to see the pattern of a bad export without flooding the terminal.
+MAX_LISTED_PROBLEMS = 20
+
+
+class InputProblems:
+    """Every problem found in the input, so that one run shows them all before anything is stored.
+
+    The first ``MAX_LISTED_PROBLEMS`` are kept as text; the rest are only counted.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.listed: list[str] = []
+
+    def add(self, source: str, line: int, field: str, message: str) -> None:
+        self.count += 1
+        if len(self.listed) < MAX_LISTED_PROBLEMS:
+            self.listed.append(f"{source}:{line}: {field}: {message}")
+
+    def add_invalid(self, source: str, line: int, error: ValidationError) -> None:
+        for issue in error.errors(include_url=False):
+            field = ".".join(str(part) for part in issue["loc"]) or "(line)"
+            self.add(source, line, field, issue["msg"])
+
+    def raise_if_any(self) -> None:
+        if not self.count:
+            return
+        noun = "problem" if self.count == 1 else "problems"
+        lines = [f"{self.count} {noun} in the input; nothing was imported:", *self.listed]
+        if self.count > len(self.listed):
+            lines.append(f"and {self.count - len(self.listed)} more")
+        raise InputError("\n".join(lines))
+
+
+def parse_records(lines: Iterable[str], *, source: str, problems: InputProblems) -> list[CommitRecord]:
+    """The records of every valid non-blank line; each invalid one adds its problems, naming ``source:line``."""
+    records = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            yield CommitRecord.model_validate_json(line)
+            records.append(CommitRecord.model_validate_json(line))
         except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "(line)"
-            raise InputError(
-                f"{source}:{number}: {where}: {first['msg']}"
-                + (f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else "")
-            ) from error
+            problems.add_invalid(source, number, error)
+    return records
 
 
 def read_all_records(lines: Iterable[str], *, source: str) -> list[CommitRecord]:
-    """All records, or an error before anything is stored: a bad file changes nothing."""
-    return list(parse_records(lines, source=source))
+    """All records, or an InputError listing every bad line before anything is stored."""
+    problems = InputProblems()
+    records = parse_records(lines, source=source, problems=problems)
+    problems.raise_if_any()
+    return records

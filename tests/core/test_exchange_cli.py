@@ -68,6 +68,46 @@ def test_a_bad_line_names_file_and_line_and_stores_nothing(tmp_path: Path, capsy
         assert len(store) == 0
 
 
+def test_import_lists_every_problem_of_every_file_and_stores_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fill(tmp_path / "a", 4)
+    main(["export", "--cache", str(tmp_path / "a"), "-o", str(tmp_path / "good.jsonl")])
+    lines = (tmp_path / "good.jsonl").read_text().splitlines()
+    two_problems = json.loads(lines[1])
+    two_problems["commit"]["sha"] = "xyz"
+    two_problems["commit"]["title"] = 7
+    first = tmp_path / "first.jsonl"
+    first.write_text("\n".join([lines[0], json.dumps(two_problems), "", "this is not JSON", lines[2]]) + "\n")
+    unknown_field = json.loads(lines[3])
+    unknown_field["colour"] = "blue"
+    second = tmp_path / "second.jsonl"
+    second.write_text(lines[3] + "\n" + json.dumps(unknown_field) + "\n")
+    capsys.readouterr()
+    assert main(["import", "--cache", str(tmp_path / "c"), str(first), str(second)]) == 2
+    error = capsys.readouterr().err
+    assert error.splitlines() == [
+        "commit-digest import: error: 4 problems in the input; nothing was imported:",
+        f"{first}:2: commit.sha: String should match pattern '^[0-9a-f]{{40}}$'",
+        f"{first}:2: commit.title: Input should be a valid string",
+        f"{first}:4: (line): Invalid JSON: expected ident at line 1 column 2",
+        f"{second}:2: colour: Extra inputs are not permitted",
+    ]
+    with AnalysisStore(tmp_path / "c") as store:
+        assert len(store) == 0
+
+
+def test_import_lists_twenty_problems_and_counts_the_rest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(f"not json {number}\n" for number in range(33)))
+    assert main(["import", "--cache", str(tmp_path / "c"), str(bad)]) == 2
+    error = capsys.readouterr().err.splitlines()
+    assert error[0] == "commit-digest import: error: 33 problems in the input; nothing was imported:"
+    assert error[1].startswith(f"{bad}:1: (line): Invalid JSON")
+    assert error[20].startswith(f"{bad}:20: (line): Invalid JSON")
+    assert error[21:] == ["and 13 more"]
+
+
 def test_import_of_a_missing_file_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["import", "--cache", str(tmp_path / "c"), str(tmp_path / "nope.jsonl")]) == 2
     assert capsys.readouterr().err.strip().endswith("No such file or directory")

@@ -9,7 +9,7 @@ from typing import Any
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.errors import InputError
-from commit_digest.exchange import read_all_records, write_records
+from commit_digest.exchange import InputProblems, parse_records, write_records
 from commit_digest.show import format_record
 
 
@@ -38,18 +38,21 @@ def register(subparsers: Any) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    # Every file is read before anything is stored, and the error lists the problems of all of them.
+    problems = InputProblems()
     batches = []
     for path in args.files:
         if str(path) == "-":
-            batches.append(read_all_records(sys.stdin, source="<stdin>"))
+            batches.append(parse_records(sys.stdin, source="<stdin>", problems=problems))
             continue
         try:
             with path.open(encoding="utf-8") as lines:
-                batches.append(read_all_records(lines, source=str(path)))
+                batches.append(parse_records(lines, source=str(path), problems=problems))
         except OSError as error:
             raise InputError(f"cannot read {path}: {error.strerror}") from error
         except UnicodeDecodeError as error:
             raise InputError(f"{path} is not UTF-8 text: {error.reason} at byte {error.start}") from error
+    problems.raise_if_any()
     with open_store(settings) as store:
         total = sum(len(batch) for batch in batches)
         changed = sum(store.merge_all(batch, force=args.force) for batch in batches)

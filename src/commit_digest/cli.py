@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -33,6 +34,7 @@ EXIT_OK = 0
 EXIT_PARTIAL = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer killed by SIGPIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,7 +59,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
     try:
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        # Inside the try: with `| head` the last buffered output fails here, not in the handler.
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader has gone (`commit-digest export | head -1`): that is not an error to report.
+        # Python's recipe: stdout becomes /dev/null, so the flush at interpreter exit cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except CommitDigestError as error:
         print(f"commit-digest {args.command}: error: {error}", file=sys.stderr)
         return EXIT_ERROR

@@ -98,10 +98,18 @@ def settings_from_mapping(options: Mapping[str, Any], *, where: str) -> DigestSe
     try:
         return DigestSettings.model_validate(dict(options))
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}" for issue in error.errors()
-        )
+        problems = "; ".join(f"{path or '(top)'}: {message}" for path, message in _problems(error))
         raise InputError(f"{where}: invalid commit-digest options: {problems}") from error
+
+
+def _problems(error: ValidationError) -> list[tuple[str, str]]:
+    """(dotted option path, message) of each problem; a validator's own message without pydantic's prefix."""
+    found = []
+    for issue in error.errors(include_url=False):
+        cause = (issue.get("ctx") or {}).get("error")
+        message = str(cause) if issue["type"] == "value_error" and cause is not None else issue["msg"]
+        found.append((".".join(str(part) for part in issue["loc"]), message))
+    return found
 
 
 class _TolerantLoader(yaml.SafeLoader):
@@ -144,19 +152,64 @@ def plugin_options_in(config_file: Path) -> dict[str, Any]:
     return {}
 
 
-def load_settings(config_file: Path | None, overrides: Mapping[str, Any] | None = None) -> DigestSettings:
-    """Settings from an mkdocs.yml (if it exists) with command-line overrides applied on top."""
+def load_settings(
+    config_file: Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    flags: Mapping[str, str] | None = None,
+) -> DigestSettings:
+    """Settings from an mkdocs.yml (if it exists) with command-line overrides applied on top.
+
+    ``overrides`` holds options (a mapping for a section such as ``llm``); None means not given.
+    ``flags`` names the command-line flag of an option path (``{"llm.concurrency": "--concurrency"}``):
+    a bad value is reported with its flag when it came from the command line, and with the file
+    and option path when it came from the file.
+    """
     options: dict[str, Any] = {}
     base = Path.cwd()
-    if config_file is not None and config_file.exists():
-        options = plugin_options_in(config_file)
-        base = config_file.resolve().parent
-    for key, value in (overrides or {}).items():
-        if value is None:
-            continue
+    read = config_file if config_file is not None and config_file.exists() else None
+    if read is not None:
+        options = plugin_options_in(read)
+        base = read.resolve().parent
+    given = _option_paths(overrides or {})
+    for path, value in given.items():
+        _set_option(options, path, value)
+    try:
+        settings = DigestSettings.model_validate(options)
+    except ValidationError as error:
+        origins = [_origin(path, given, flags or {}, read) + message for path, message in _problems(error)]
+        raise InputError("; ".join(origins)) from error
+    return settings.relative_to(base)
+
+
+def _option_paths(overrides: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The given (not None) values of ``overrides``, by dotted option path."""
+    paths: dict[str, Any] = {}
+    for key, value in overrides.items():
         if isinstance(value, Mapping):
-            options[key] = {**(options.get(key) or {}), **value}
-        else:
-            options[key] = value
-    where = str(config_file) if config_file is not None else "command line"
-    return settings_from_mapping(options, where=where).relative_to(base)
+            paths.update(_option_paths(value, f"{prefix}{key}."))
+        elif value is not None:
+            paths[f"{prefix}{key}"] = value
+    return paths
+
+
+def _set_option(options: dict[str, Any], path: str, value: Any) -> None:
+    *sections, name = path.split(".")
+    target = options
+    for section in sections:
+        current = target.get(section)
+        if current is not None and not isinstance(current, Mapping):
+            return  # the file's own value is no section: validation reports it where it was written
+        target[section] = dict(current or {})
+        target = target[section]
+    target[name] = value
+
+
+def _origin(path: str, given: Mapping[str, Any], flags: Mapping[str, str], config_file: Path | None) -> str:
+    """Where the value at ``path`` came from, as the start of its problem line."""
+    for option in given:
+        if path == option or path.startswith(option + "."):
+            return f"{flags[option]}: " if option in flags else f"command line: {path}: "
+    if config_file is not None:
+        return f"{config_file}: plugins.{PLUGIN_NAME}.{path}: "
+    return f"{path or '(settings)'}: "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,20 @@ from commit_digest.settings import DigestSettings, load_settings
 from commit_digest.store import AnalysisStore
 
 DEFAULT_CONFIG = Path("mkdocs.yml")
+# The flag of each option a command can set, by option path, so that a bad value is reported
+# with the flag it was given with. A command that sets one of these must use this flag for it.
+OPTION_FLAGS: Mapping[str, str] = {
+    "cache_dir": "--cache",
+    "repository": "--repo",
+    "timezone": "--tz",
+    "language": "--language",
+    "llm.model": "--model",
+    "llm.concurrency": "--concurrency",
+    "llm.timeout_seconds": "--timeout",
+    "llm.output_mode": "--output-mode",
+    "github.branch": "--branch",
+    "github.api_url": "--github-url",
+}
 
 
 def add_common_options(parser: argparse.ArgumentParser, *, repository: bool = False) -> None:
@@ -38,7 +53,7 @@ def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSett
     if getattr(args, "repo", None):
         values["repository"] = args.repo
     values.update(overrides)
-    return load_settings(config_file, values)
+    return load_settings(config_file, values, flags=OPTION_FLAGS)
 
 
 def open_store(settings: DigestSettings) -> AnalysisStore:

@@ -27,6 +27,7 @@ from commit_digest.models import CommitRecord
 from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
+from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
 from commit_digest.site.incremental import (
@@ -98,6 +99,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             },
         )
         config.theme["language"] = settings.language
+        # The product's own stylesheet and script, on every page (served by on_files).
+        config.extra_css.extend(path for path in STYLESHEETS if path not in config.extra_css)
+        config.extra_javascript.extend(path for path in SCRIPTS if path not in config.extra_javascript)
         # Our own sitemap (on_post_build) lists reused pages too, and carries no build date.
         config.theme.static_templates.discard("sitemap.xml")
         return config
@@ -240,13 +244,16 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             return list(store.records(settings.repository)), store.revision()
 
     def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:
-        """The search page and its client; a site owner's own page at that path wins."""
+        """The search page, its client and the site's own assets; a site owner's file at that path wins."""
         language = self.site_options.language
         if SEARCH_PAGE not in owned:
             files.append(File.generated(config, SEARCH_PAGE, content=search_page_markdown(language)))
         for path in (SCRIPT, STYLE):
             if path not in owned:
                 files.append(File.generated(config, path, content=asset(path)))
+        for path in (*STYLESHEETS, *SCRIPTS):
+            if path not in owned:
+                files.append(File.generated(config, path, content=site_asset(path)))
 
     def _navigation(self, files: Files) -> list[Any]:
         """Home, archive, platforms, subsystems and the site owner's pages; never days or commits."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from commit_digest.sources.base import CommitRef, CommitSource
 from commit_digest.sources.errors import CommitFetchError, RateLimitError
@@ -33,6 +33,14 @@ class FetchObserver(Protocol):
     def on_detail_start(self, total: int) -> None: ...
 
     def on_detailed(self, sha: str, outcome: str) -> None: ...
+
+
+@runtime_checkable
+class ClaimingSource(Protocol):
+    """A source that only claims to be its repository (a local clone) and checks the claim,
+    against what the store remembers of the repository, before anything is listed."""
+
+    def check_identity(self, memory: AnalysisStore, branch: str | None) -> None: ...
 
 
 @dataclass
@@ -102,9 +110,13 @@ def fetch_commits(
     observer: FetchObserver | None = None,
 ) -> FetchReport:
     """Stores every commit of ``window`` not yet stored. Errors that make the source unusable
-    (SourceError) propagate; a commit that fails is counted and the others continue; a rate
-    limit the run may not wait out ends the run with what was stored kept."""
+    (SourceError: a bad token, a clone that is not the repository) propagate; a commit that
+    fails is counted and the others continue; a rate limit the run may not wait out ends the
+    run with what was stored kept."""
     repository = source.repository
+    if isinstance(source, ClaimingSource):
+        # Before the first listing: a clone of another repository must not leave one record behind.
+        source.check_identity(store, branch)
     report = FetchReport(repository=repository, window=window)
     refs: dict[str, CommitRef] = {}
     try:

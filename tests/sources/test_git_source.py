@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -18,6 +19,7 @@ from commit_digest.fetch import fetch_commits
 from commit_digest.models import Commit, PatchState
 from commit_digest.sources.errors import SourceError
 from commit_digest.sources.git import GitSource
+from commit_digest.sources.git_identity import roots_key
 from commit_digest.sources.window import FetchWindow, days_window
 from commit_digest.store import AnalysisStore
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakeRepository
@@ -258,3 +260,182 @@ def test_patches_from_the_clone_are_capped_per_commit(clone: Clone) -> None:
         PatchState.TRUNCATED,
     ]
     assert files[2].patch is None or len(files[2].patch.encode()) <= 40 - len(files[0].patch.encode())  # type: ignore[union-attr]
+
+
+# -- the clone must be the repository named ------------------------------------------------
+
+
+def _repository(path: Path, message: str, *, remote: str | None = None) -> Path:
+    """A one-commit repository; ``message`` makes its root commit differ from another's."""
+    path.mkdir(parents=True)
+    _git(path, "init", "-q", "-b", "main")
+    (path / "README.md").write_text(f"{message}\n", encoding="utf-8")
+    _git(path, "add", "-A")
+    dated = {"GIT_AUTHOR_DATE": "2026-01-07T12:00:00+00:00", "GIT_COMMITTER_DATE": "2026-01-07T12:00:00+00:00"}
+    identity = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "Ada"}
+    _git(path, "commit", "-q", "-m", message, env={**dated, **identity, "GIT_COMMITTER_EMAIL": "a@x"})
+    if remote is not None:
+        _git(path, "remote", "add", "origin", remote)  # never contacted
+    return path
+
+
+def _copy(clone: Clone, path: Path, *, remote: str | None) -> Path:
+    """A clone of the module's clone; its origin then points where ``remote`` says (None: removed)."""
+    _git(path.parent, "clone", "-q", str(clone.path), str(path))
+    if remote is None:
+        _git(path, "remote", "remove", "origin")
+    else:
+        _git(path, "remote", "set-url", "origin", remote)
+    return path
+
+
+def fetch_clone(git_dir: Path, cache: Path, *, repo: str = REPOSITORY) -> int:
+    arguments = ["fetch", "--source", "git", "--git-dir", str(git_dir), "--repo", repo, "--cache", str(cache)]
+    return main([*arguments, "--since", "2026-01-07", "--until", "2026-01-08", "--no-pr"])
+
+
+def stored(cache: Path) -> tuple[int, object]:
+    """How many records the store holds, and the roots it remembers for REPOSITORY."""
+    with AnalysisStore(cache) as store:
+        return len(store), store.get_meta(roots_key(REPOSITORY))
+
+
+def test_a_clone_of_another_repository_is_refused_and_nothing_is_stored(
+    clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = _copy(clone, tmp_path / "other", remote="https://x-access-token:ghs_secret@github.com/other/thing.git")
+    cache = tmp_path / "cache"
+
+    assert fetch_clone(other, cache) == 2
+
+    out, err = capsys.readouterr()
+    assert err == (
+        f"commit-digest fetch: error: the clone at {other} has remote origin = https://github.com/other/thing.git, "
+        f"not {REPOSITORY}: give --repo other/thing or the right --git-dir\n"
+    )
+    assert out == ""
+    assert stored(cache) == (0, None)
+
+
+def test_a_clone_whose_remote_names_the_repository_is_fetched_and_its_roots_recorded(
+    clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    right = _copy(clone, tmp_path / "right", remote="git@github.com:ACME/Widgets.git/")
+    _git(right, "remote", "add", "fork", "https://github.com/someone/widgets")  # any remote may name it
+    cache = tmp_path / "cache"
+
+    assert fetch_clone(right, cache) == 0
+
+    assert "3 listed, 3 new" in capsys.readouterr().out
+    assert stored(cache) == (3, [clone.shas[0]])
+
+
+def test_a_remote_naming_the_repository_on_a_remote_other_than_origin_is_enough(clone: Clone, tmp_path: Path) -> None:
+    fork = _copy(clone, tmp_path / "fork", remote="https://github.com/someone/widgets")
+    _git(fork, "remote", "add", "upstream", "https://github.com/acme/widgets")
+    assert fetch_clone(fork, tmp_path / "cache") == 0
+
+
+def test_remote_less_clones_are_told_apart_by_the_root_commits_of_the_first_fetch(
+    clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    assert fetch_clone(clone.path, cache) == 0  # no remote: the roots are recorded
+    assert stored(cache) == (3, [clone.shas[0]])
+    unrelated = _repository(tmp_path / "unrelated", "Another project")
+    capsys.readouterr()
+
+    assert fetch_clone(unrelated, cache) == 2
+
+    err = capsys.readouterr().err
+    assert f"the clone at {unrelated} has no remote naming a repository and its root commits" in err
+    assert f"are not those recorded for {REPOSITORY} at its first fetch ({clone.shas[0][:12]})" in err
+    assert err.count("\n") == 1
+    assert stored(cache) == (3, [clone.shas[0]])  # nothing new, the record unchanged
+
+
+def test_a_clone_of_a_clone_on_disk_is_checked_by_its_roots(clone: Clone, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert fetch_clone(clone.path, cache) == 0
+    same_history = tmp_path / "same"
+    _git(tmp_path, "clone", "-q", str(clone.path), str(same_history))  # origin: a path on disk
+    assert fetch_clone(same_history, cache) == 0
+
+    unrelated = _repository(tmp_path / "unrelated", "Another project")
+    clone_of_unrelated = tmp_path / "clone-of-unrelated"
+    _git(tmp_path, "clone", "-q", f"file://{unrelated}", str(clone_of_unrelated))
+    assert fetch_clone(clone_of_unrelated, cache) == 2
+    assert stored(cache)[0] == 3
+
+
+def test_roots_recorded_through_a_remote_check_a_later_remote_less_clone(clone: Clone, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert fetch_clone(_copy(clone, tmp_path / "right", remote="https://github.com/acme/widgets"), cache) == 0
+    assert fetch_clone(_repository(tmp_path / "unrelated", "Another project"), cache) == 2
+    assert fetch_clone(_copy(clone, tmp_path / "bare-history", remote=None), cache) == 0
+
+
+def test_a_folder_inside_a_repository_is_refused(
+    clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    assert fetch_clone(clone.path / "docs", cache) == 2
+    err = capsys.readouterr().err
+    assert f"--git-dir {clone.path / 'docs'} is a folder inside the repository at {clone.path}, not its top" in err
+    assert fetch_clone(clone.path / ".git", cache) == 2
+    assert "is not the top folder of a clone nor a bare repository" in capsys.readouterr().err
+    assert stored(cache) == (0, None)
+
+
+def test_a_bare_repository_is_a_clone_too(clone: Clone, tmp_path: Path) -> None:
+    bare = tmp_path / "widgets.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(clone.path), str(bare))
+    _git(bare, "remote", "set-url", "origin", "https://github.com/acme/widgets.git")
+    assert fetch_clone(bare, tmp_path / "cache") == 0
+
+
+def test_a_shallow_clone_without_a_remote_naming_a_repository_cannot_be_checked(clone: Clone, tmp_path: Path) -> None:
+    shallow = tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{clone.path}", str(shallow))
+    cache = tmp_path / "cache"
+    assert fetch_clone(shallow, cache) == 2
+    assert stored(cache) == (0, None)
+
+    _git(shallow, "remote", "set-url", "origin", "https://github.com/acme/widgets")
+    assert fetch_clone(shallow, cache) == 0
+    assert stored(cache) == (1, None)  # where a shallow clone was cut is no root: nothing recorded
+
+
+def test_the_pipeline_checks_the_clone_before_storing_anything(clone: Clone, tmp_path: Path) -> None:
+    """The path `nightly --git-dir` takes: fetch_commits with a GitSource."""
+    other = _copy(clone, tmp_path / "other", remote="https://github.com/other/thing")
+    with AnalysisStore(tmp_path / "store") as store:
+        source = GitSource(REPOSITORY, other, patch_cap_bytes=None)
+        with pytest.raises(
+            SourceError, match=re.escape("has remote origin = https://github.com/other/thing, not acme/widgets")
+        ):
+            fetch_commits(source, store, everything(), branch=None, with_pull_requests=False)
+        assert len(store) == 0
+
+
+def test_every_remote_naming_a_repository_is_listed_origin_first(
+    clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = _copy(clone, tmp_path / "other", remote="https://github.com/other/thing")
+    _git(other, "remote", "add", "a-fork", "git@github.com:me/thing.git")
+    _git(other, "remote", "add", "disk", str(clone.path))  # names no repository: not listed
+    assert fetch_clone(other, tmp_path / "cache") == 2
+    assert (
+        "has remotes origin = https://github.com/other/thing, a-fork = git@github.com:me/thing.git, "
+        f"not {REPOSITORY}: give --repo other/thing or the right --git-dir" in capsys.readouterr().err
+    )
+
+
+def test_a_damaged_roots_record_is_a_store_error(
+    clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    with AnalysisStore(cache) as store:
+        store.set_meta(roots_key(REPOSITORY), "not a list")
+    assert fetch_clone(clone.path, cache) == 2
+    assert "git-roots/acme/widgets is not a list of commit shas" in capsys.readouterr().err

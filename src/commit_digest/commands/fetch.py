@@ -52,9 +52,17 @@ def register(subparsers: Any) -> None:
     add("--days", type=int, default=None, metavar="N", help="number of days (default: settings, 2)")
     add("--tz", default=None, metavar="ZONE", help="IANA time zone of the days (default: settings, UTC)")
     add("--source", choices=("github", "git"), default="github", help="where to read commits")
-    add("--git-dir", type=Path, default=None, metavar="PATH", help="the local clone (--source git)")
     add(
-        "--github-url", default=None, metavar="URL",
+        "--git-dir",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the top folder of a local clone of --repo, checked by its remote or root commits (--source git)",
+    )
+    add(
+        "--github-url",
+        default=None,
+        metavar="URL",
         help="REST API base URL (default: $GITHUB_API_URL, then settings, then https://api.github.com)",
     )
     add("--no-pr", action="store_true", help="do not fetch pull request descriptions and labels")
@@ -64,9 +72,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     github_overrides = {
-        key: value
-        for key, value in (("branch", args.branch), ("api_url", args.github_url))
-        if value is not None
+        key: value for key, value in (("branch", args.branch), ("api_url", args.github_url)) if value is not None
     }
     settings = settings_from_args(args, timezone=args.tz, github=github_overrides or None)
     zone = settings.zone
@@ -83,9 +89,7 @@ def run(args: argparse.Namespace) -> int:
     source = _source(args, settings)
     console = Console(stderr=True)
     with open_store(settings) as store:
-        window = window_for_run(
-            store, settings.repository, requested, now=now, zone=zone, default_days=default_days
-        )
+        window = window_for_run(store, settings.repository, requested, now=now, zone=zone, default_days=default_days)
         with ProgressDisplay(console) as progress:
             report = fetch_commits(
                 source,

@@ -5,6 +5,10 @@ status words, the patch without its ``diff --git``/``---``/``+++`` header (as Gi
 ``patch`` field), binary files without a patch, merges diffed against their first parent.
 A clone knows no GitHub logins or pull request descriptions: ``author_login`` and
 ``pull_request`` stay empty.
+
+A clone only claims to be the repository given, so ``check_identity`` checks the claim before
+anything is stored: its remote URL, or (no remote naming a repository) the root commits
+recorded at the repository's first fetch. ``git_identity`` holds the pure part.
 """
 
 from __future__ import annotations
@@ -15,9 +19,18 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from commit_digest.errors import StoreError
 from commit_digest.models import Commit, FileChange, FileStatus
 from commit_digest.sources.base import AUTHOR_NAME_LIMIT, CommitRef, as_utc, cap_patches, split_message
 from commit_digest.sources.errors import CommitFetchError, SourceError
+from commit_digest.sources.git_identity import (
+    Remote,
+    RootMemory,
+    display_url,
+    named_remotes,
+    roots_key,
+    same_repository,
+)
 from commit_digest.sources.window import FetchWindow
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.sources")
@@ -46,18 +59,17 @@ class GitSource:
         self._repository = repository
         self.git_dir = git_dir
         self._patch_cap_bytes = patch_cap_bytes
+        # Whether a remote names the repository (None: not checked yet); git's answer does not
+        # change during a run, so the clone is checked once.
+        self._named_by_remote: bool | None = None
 
     @property
     def repository(self) -> str:
         return self._repository
 
     def list_commits(self, branch: str | None, window: FetchWindow) -> Iterator[CommitRef]:
-        revision = branch or "HEAD"
         self._check_clone()
-        try:
-            self._git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
-        except subprocess.CalledProcessError:
-            raise SourceError(f"branch {revision!r} not found in the clone at {self.git_dir}") from None
+        revision = self._verified_revision(branch)
         arguments = ["log", "--format=%H %ct", f"--since={(window.start - WALK_MARGIN).isoformat()}"]
         if window.end is not None:
             arguments.append(f"--until={(window.end + WALK_MARGIN).isoformat()}")
@@ -93,15 +105,129 @@ class GitSource:
             files=cap_patches(files, self._patch_cap_bytes),
         )
 
-    # -- running git -----------------------------------------------------------------------
+    def check_identity(self, memory: RootMemory, branch: str | None) -> None:
+        """Refuses a clone that is not ``repository``; run before anything is listed or stored.
 
-    def _check_clone(self) -> None:
+        A remote URL naming the repository settles it. With no such remote (``git init``, a
+        clone of a clone on disk), the root commits recorded at the repository's first fetch
+        must be among the clone's: an unrelated history has other roots. The roots are recorded
+        whenever they are trustworthy, so a later remote-less clone can be checked too.
+        """
+        named_by_remote = self._check_clone()
+        revision = self._verified_revision(branch)
+        if self._is_shallow():
+            if named_by_remote:
+                return  # a shallow clone's parentless commits are where it was cut, not its roots
+            raise SourceError(
+                f"the clone at {self.git_dir} is shallow and has no remote naming a repository, so nothing "
+                f"shows it is {self._repository}: add the remote it was cloned from "
+                f"(git -C {self.git_dir} remote add origin URL) or give a full clone"
+            )
+        key = roots_key(self._repository)
+        recorded = _recorded_roots(memory.get_meta(key), key)
+        roots = self._roots(revision)
+        if named_by_remote:
+            if recorded != roots:
+                memory.set_meta(key, roots)
+            return
+        if recorded is None:
+            logger.info(
+                "%s: the clone at %s has no remote naming a repository; its root commits %s are recorded, "
+                "and later clones without a remote must share them",
+                self._repository,
+                self.git_dir,
+                _short(roots),
+            )
+            memory.set_meta(key, roots)
+            return
+        # Any shared root will do: a repository that merges in another history gains a root,
+        # and its older clones are still the same repository.
+        if not set(recorded) & set(roots):
+            raise SourceError(
+                f"the clone at {self.git_dir} has no remote naming a repository and its root commits "
+                f"({_short(roots)}) are not those recorded for {self._repository} at its first fetch "
+                f"({_short(recorded)}): give the right --git-dir, or the --repo this clone holds"
+            )
+
+    # -- checking the clone ------------------------------------------------------------------
+
+    def _check_clone(self) -> bool:
+        """Checks ``git_dir`` is the top of a repository and no remote names another repository;
+        True when a remote names this one, False when no remote names any."""
+        if self._named_by_remote is None:
+            self._check_top()
+            self._named_by_remote = self._check_remotes()
+        return self._named_by_remote
+
+    def _check_top(self) -> None:
+        # A folder inside a repository would read the whole repository's history under the
+        # name given, so only the top of a work tree, or a bare repository, is accepted.
         if not self.git_dir.is_dir():
             raise SourceError(f"--git-dir {self.git_dir} is not a directory")
         try:
-            self._git("rev-parse", "--git-dir")
+            bare = self._git("rev-parse", "--is-bare-repository").strip() == b"true"
         except subprocess.CalledProcessError:
             raise SourceError(f"--git-dir {self.git_dir} is not a git repository") from None
+        if bare:
+            return
+        try:
+            top = _text(self._git("rev-parse", "--show-toplevel")).strip()
+        except subprocess.CalledProcessError:
+            top = ""  # inside a .git folder there is no work tree
+        if not top:
+            raise SourceError(
+                f"--git-dir {self.git_dir} is not the top folder of a clone nor a bare repository: "
+                "give the clone's top folder"
+            )
+        if not Path(top).samefile(self.git_dir):  # also right through symlinks and case-blind disks
+            raise SourceError(
+                f"--git-dir {self.git_dir} is a folder inside the repository at {top}, not its top: "
+                f"give --git-dir {top} if that is {self._repository}, or the right --git-dir"
+            )
+
+    def _check_remotes(self) -> bool:
+        named = named_remotes(self._remotes())
+        if not named:
+            return False
+        if any(same_repository(found, self._repository) for _, found in named):
+            return True
+        found_list = ", ".join(f"{remote.name} = {display_url(remote.url)}" for remote, _ in named)
+        remotes = "remote" if len(named) == 1 else "remotes"
+        raise SourceError(
+            f"the clone at {self.git_dir} has {remotes} {found_list}, not {self._repository}: "
+            f"give --repo {named[0][1]} or the right --git-dir"
+        )
+
+    def _remotes(self) -> list[Remote]:
+        try:
+            output = self._git("config", "-z", "--get-regexp", r"^remote\..*\.url$")
+        except subprocess.CalledProcessError as error:
+            if error.returncode == 1:  # git config's "no such key": the clone has no remote
+                return []
+            raise SourceError(f"cannot read the remotes of the clone at {self.git_dir}: {_stderr(error)}") from None
+        remotes: list[Remote] = []
+        for entry in output.split(b"\0"):
+            key, _, url = _text(entry).partition("\n")
+            if key:
+                remotes.append(Remote(key.removeprefix("remote.").removesuffix(".url"), url))
+        return remotes
+
+    def _roots(self, revision: str) -> list[str]:
+        output = self._git_or_fail("cannot list the root commits", "rev-list", "--max-parents=0", revision, "--")
+        return sorted(_text(output).split())
+
+    def _is_shallow(self) -> bool:
+        return self._git_or_fail("cannot read the clone", "rev-parse", "--is-shallow-repository").strip() == b"true"
+
+    def _verified_revision(self, branch: str | None) -> str:
+        revision = branch or "HEAD"
+        try:
+            self._git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+        except subprocess.CalledProcessError:
+            raise SourceError(f"branch {revision!r} not found in the clone at {self.git_dir}") from None
+        return revision
+
+    # -- running git -----------------------------------------------------------------------
 
     def _git_or_fail(self, what: str, *arguments: str) -> bytes:
         try:
@@ -121,6 +247,18 @@ class GitSource:
         return completed.stdout
 
 
+def _recorded_roots(value: object, key: str) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(sha, str) for sha in value):
+        raise StoreError(f"the store's {key} is not a list of commit shas: {value!r}")
+    return sorted(value)
+
+
+def _short(shas: Sequence[str]) -> str:
+    return ", ".join(sha[:12] for sha in shas) or "none"
+
+
 def _stderr(error: subprocess.CalledProcessError) -> str:
     lines = _text(error.stderr or b"").strip().splitlines()
     return lines[-1] if lines else f"exit status {error.returncode}"
@@ -134,9 +272,7 @@ def _fields(output: bytes) -> list[str]:
     return [_text(field) for field in output.split(b"\0")]
 
 
-def _file_changes(
-    statuses: Sequence[str], counts: Sequence[str], patches: Sequence[str | None]
-) -> list[FileChange]:
+def _file_changes(statuses: Sequence[str], counts: Sequence[str], patches: Sequence[str | None]) -> list[FileChange]:
     """Joins ``--name-status -z`` and ``--numstat -z`` output (same diff, same order) and the patches."""
     changes: list[FileChange] = []
     status_at = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 from typing import Protocol, runtime_checkable
 
 from commit_digest.sources.base import CommitRef, CommitSource
@@ -23,6 +23,12 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.fetch")
 
 def failed_commits_key(repository: str) -> str:
     return f"fetch/failed/{repository}"
+
+
+def last_fetch_key(repository: str) -> str:
+    """When a fetch of ``repository`` last completed without error (ISO time): the site's footer
+    shows it, and the data is not stale while it is recent."""
+    return f"last-fetch/{repository}"
 
 
 class FetchObserver(Protocol):
@@ -171,6 +177,8 @@ def fetch_commits(
         if failures.pop(ref.sha, None) is not None:
             store.set_meta(failed_commits_key(repository), failures)
         _observe(observer, ref.sha, "stored")
+    if report.complete:
+        store.set_meta(last_fetch_key(repository), datetime.now(UTC).isoformat(timespec="seconds"))
     return report
 
 

@@ -64,7 +64,7 @@ def test_payloads_show_as_text_on_commit_pages(zh_site: BuiltSite) -> None:
         page_headings = headings(body)
         assert page_headings[0].endswith(shown), payload
         assert all(
-            heading.startswith(("payload", "📋", "🎯", "🔍", "⚠️", "💡", "综合评价", "分析来源"))
+            heading.startswith(("payload", "📋", "🎯", "🔍", "⚠️", "💡", "综合评价", "分析来源", "说明", "改动的文件"))
             for heading in page_headings
         ), page_headings
         assert body.count("<h1") == 1

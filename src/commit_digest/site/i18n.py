@@ -160,6 +160,29 @@ _TEXT: dict[str, tuple[str, str]] = {
     "search_searching": ("搜索中…", "Searching…"),
     "search_failed": ("搜索失败：", "Search failed:"),
     "search_noscript": ("搜索需要启用 JavaScript。", "Search needs JavaScript."),
+    # The commit page: its message, changed files, copy control and permalink.
+    "message": ("说明", "Message"),
+    "pr_description": ("PR #{number} 的描述", "Description of PR #{number}"),
+    "message_cut": (
+        "……内容过长，只显示了前 {limit} 个字符，全文见 GitHub。",
+        "… Too long: only the first {limit} characters are shown; the rest is on GitHub.",
+    ),
+    "changed_files": ("改动的文件", "Changed files"),
+    "col_file": ("文件", "File"),
+    "col_lines": ("行数", "Lines"),
+    "more_files": ("……以及另外 {count} 个文件", "and {count} more files"),
+    "renamed_from": ("（原为 {path}）", " (was {path})"),
+    "file_added": ("新增", "added"),
+    "file_modified": ("修改", "modified"),
+    "file_removed": ("删除", "removed"),
+    "file_renamed": ("重命名", "renamed"),
+    "file_copied": ("复制", "copied"),
+    "file_changed": ("变更", "changed"),
+    "file_unchanged": ("未变", "unchanged"),
+    "copy": ("复制", "Copy"),
+    "copied": ("已复制", "Copied"),
+    "copy_sha": ("复制完整 SHA", "Copy the full SHA"),
+    "permalink": ("永久链接", "Permalink"),
 }
 
 LANGUAGES = ("zh", "en")

@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 from commit_digest.models import AnalysisStatus
 from commit_digest.site import paths
+from commit_digest.site.commit_view import commit_view
 from commit_digest.site.escape import html_text
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
@@ -203,7 +204,8 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
             def content(
                 uri: str = uri, item: SiteCommit = item, previous: Any = previous, following: Any = following
             ) -> str:
-                page = context.for_page(uri, item=item, previous=previous, following=following)
+                view = commit_view(item.record.commit, context.texts)
+                page = context.for_page(uri, item=item, previous=previous, following=following, view=view)
                 return render("commit.html.j2", **page)
 
             inputs = digest(

@@ -11,6 +11,7 @@ _TAGS = frozenset(
         "abbr",
         "blockquote",
         "br",
+        "button",
         "code",
         "del",
         "details",
@@ -47,7 +48,9 @@ _TAGS = frozenset(
 )
 _ATTRIBUTES = {
     "*": {"class", "id", "title"},
-    "a": {"href"},
+    "a": {"href", "rel"},
+    # The commit page's copy control: the SHA to copy and the word shown once copied, as text.
+    "button": {"type", "hidden", "data-copy", "data-copied"},
     "td": {"align", "colspan", "rowspan"},
     "th": {"align", "colspan", "rowspan"},
     "ol": {"start"},
@@ -62,5 +65,62 @@ def sanitize_html(html: str) -> str:
         attributes={tag: set(names) for tag, names in _ATTRIBUTES.items()},
         url_schemes=set(_URL_SCHEMES),
         link_rel=None,
+        strip_comments=True,
+    )
+
+
+# What ``markdown_body`` emits for a commit message or PR description, and nothing more: no class
+# (a code block's "language-…" would let a message pick the theme's styles), no id, no image.
+_BODY_TAGS = frozenset(
+    {
+        "a",
+        "blockquote",
+        "br",
+        "code",
+        "del",
+        "em",
+        "hr",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "strong",
+        "table",
+        "tbody",
+        "td",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
+# "*": nothing, not even nh3's default generic "lang" and "title".
+_BODY_ATTRIBUTES = {"*": set(), "a": {"href"}, "ol": {"start"}, "td": {"align"}, "th": {"align"}}
+_WEB_SCHEMES = ("http://", "https://")
+BODY_LINK_REL = "nofollow ugc"
+
+
+def is_web_url(url: str) -> bool:
+    """An absolute http(s) URL: the only link target a message may have."""
+    return url.strip().lower().startswith(_WEB_SCHEMES)
+
+
+def _body_attribute(tag: str, name: str, value: str) -> str | None:
+    # url_schemes only judges absolute URLs; a relative link ("../../index.md") would pass it.
+    if tag == "a" and name == "href" and not is_web_url(value):
+        return None
+    return value
+
+
+def sanitize_body_html(html: str) -> str:
+    """The HTML of a rendered message: its tags only, links http(s) and marked rel="nofollow ugc"."""
+    return nh3.clean(
+        html,
+        tags=set(_BODY_TAGS),
+        clean_content_tags={"script", "style"},
+        attributes={tag: set(names) for tag, names in _BODY_ATTRIBUTES.items()},
+        attribute_filter=_body_attribute,
+        url_schemes={"http", "https"},
+        link_rel=BODY_LINK_REL,
         strip_comments=True,
     )

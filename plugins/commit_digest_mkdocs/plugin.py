@@ -23,11 +23,13 @@ from mkdocs.structure.toc import get_toc
 
 from commit_digest import api
 from commit_digest.errors import CommitDigestError
+from commit_digest.fetch import last_fetch_key
 from commit_digest.models import CommitRecord
 from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
 from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
+from commit_digest.site.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
 from commit_digest.site.incremental import (
@@ -74,6 +76,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._manifest = BuildManifest(shared="")
         self._reused: list[tuple[Path, str]] = []  # (previous output file, path in the new site)
         self._page_urls: list[str] = []
+        self._last_fetch: datetime | None = None
 
     # Before material's search reads the theme language.
     @event_priority(50)
@@ -99,6 +102,13 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             },
         )
         config.theme["language"] = settings.language
+        # No request leaves the site's origin: material loads its fonts from Google unless told not
+        # to. Its privacy plugin, when on, downloads them at build time and serves them itself.
+        if not _self_hosts_fonts(config):
+            config.theme["font"] = False
+        # What the site-wide script needs (texts, the search page's URL), loaded just before it.
+        if CONFIG_SCRIPT not in config.extra_javascript:
+            config.extra_javascript.append(CONFIG_SCRIPT)
         # The product's own stylesheet and script, on every page (served by on_files).
         config.extra_css.extend(path for path in STYLESHEETS if path not in config.extra_css)
         config.extra_javascript.extend(path for path in SCRIPTS if path not in config.extra_javascript)
@@ -151,6 +161,10 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         )
         if config.nav is None:
             config.nav = self._navigation(files)
+        # For the theme's 404 template (docs/overrides/404.html): its words and links.
+        config.extra[EXTRA_KEY] = chrome_context(
+            index, self.site_options.language, directory_urls=config.use_directory_urls
+        )
         base_url = config.site_url or "/"
         self._page_urls = [base_url + file.url for file in files.documentation_pages()]
         self._page_urls += [base_url + output.removesuffix("index.html") for _, output in self._reused]
@@ -197,7 +211,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         assert self.taxonomy is not None
         site_dir = Path(config.site_dir)
         link_reused_pages(site_dir, self._reused)
-        facts = status_facts(self._index)
+        facts = status_facts(self._index, last_fetch=self._last_fetch)
         write_status(site_dir, facts, built_at=datetime.now(self.settings.zone), language=self.settings.language)
         self._manifest.status = facts
         with _as_plugin_error():
@@ -230,18 +244,21 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
     def _site_index(self) -> SiteIndex:
         if self._index is None:
             assert self.settings is not None and self.taxonomy is not None
-            records, self._revision = self._read_store(self.settings)
+            records, self._revision, self._last_fetch = self._read_store(self.settings)
             self._index = build_index(
                 records, repository=self.settings.repository, zone=self.settings.zone, taxonomy=self.taxonomy
             )
         return self._index
 
-    def _read_store(self, settings: DigestSettings) -> tuple[list[CommitRecord], str | None]:
+    def _read_store(self, settings: DigestSettings) -> tuple[list[CommitRecord], str | None, datetime | None]:
+        """The records, the store's revision and when a fetch last completed without error."""
         if not settings.cache_dir.is_dir():
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
-            return [], None
+            return [], None, None
         with AnalysisStore(settings.cache_dir) as store:
-            return list(store.records(settings.repository)), store.revision()
+            fetched = store.get_meta(last_fetch_key(settings.repository))
+            last_fetch = datetime.fromisoformat(fetched) if isinstance(fetched, str) else None
+            return list(store.records(settings.repository)), store.revision(), last_fetch
 
     def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:
         """The search page, its client and the site's own assets; a site owner's file at that path wins."""
@@ -254,6 +271,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         for path in (*STYLESHEETS, *SCRIPTS):
             if path not in owned:
                 files.append(File.generated(config, path, content=site_asset(path)))
+        if CONFIG_SCRIPT not in owned:
+            script = config_script(language, directory_urls=config.use_directory_urls)
+            files.append(File.generated(config, CONFIG_SCRIPT, content=script))
 
     def _navigation(self, files: Files) -> list[Any]:
         """Home, archive, platforms, subsystems and the site owner's pages; never days or commits."""
@@ -273,6 +293,16 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             if file.src_uri not in listed and not file.src_uri.startswith(paths.GENERATED_PREFIXES)
         )
         return nav + own_pages
+
+
+def _self_hosts_fonts(config: MkDocsConfig) -> bool:
+    """Whether material's privacy plugin is on and fetches external assets (fonts included) at
+    build time, so the theme's fonts come from the site itself."""
+    privacy = config.plugins.get("material/privacy")
+    if privacy is None:
+        return False
+    options = privacy.config
+    return bool(options.get("enabled", True) and options.get("assets", True) and options.get("assets_fetch", True))
 
 
 def _toc_tokens(headings: tuple[Heading, ...]) -> list[Any]:

@@ -160,6 +160,25 @@ _TEXT: dict[str, tuple[str, str]] = {
     "search_searching": ("搜索中…", "Searching…"),
     "search_failed": ("搜索失败：", "Search failed:"),
     "search_noscript": ("搜索需要启用 JavaScript。", "Search needs JavaScript."),
+    # The site's chrome: header search box, 404 page, footer status and stale-data notice.
+    "header_search_placeholder": ("搜索提交", "Search commits"),
+    "header_search_open": ("打开搜索", "Open search"),
+    "header_search_hint": ("搜索提交（按 / 键）", "Search commits (press /)"),
+    "header_search_all": ("全部结果 →", "All results →"),
+    "not_found_title": ("404 - 页面不存在", "404 - Page not found"),
+    "not_found_text": (
+        "这个地址没有页面：链接可能已经过时，或者地址输错了。可以搜索提交，或者从这里继续：",
+        "There is no page at this address: the link may be out of date or the address mistyped. "
+        "Search the commits, or continue from here:",
+    ),
+    "not_found_newest": ("最新一天的摘要（{date}）", "The newest day's digest ({date})"),
+    "not_found_archive": ("按月份浏览的归档", "The archive, by month"),
+    "status_last_fetch": (" · 上次成功获取：{fetched}", " · last successful fetch {fetched}"),
+    "status_stale": (
+        "⚠️ 数据可能已过期：最新的提交日期是 {last}，比本次构建（{built}）早 {days} 天，获取提交可能失败了。",
+        "⚠️ The data may be out of date: its newest day, {last}, is {days} days before this build ({built}); "
+        "fetching commits may have failed.",
+    ),
     # The commit page: its message, changed files, copy control and permalink.
     "message": ("说明", "Message"),
     "pr_description": ("PR #{number} 的描述", "Description of PR #{number}"),

@@ -301,6 +301,30 @@
   };
   root.digestSearchTokens = tokens;
 
+  function commitUrl(manifest, row) {
+    return siteRoot + manifest.commit_url.replace("{sha}", row[0]);
+  }
+
+  // The header box of every page (assets/digest.js): the first ``count`` matches of a query,
+  // newest first, as {url, title, day} (title is untrusted text), and whether there are more.
+  root.digestSearchFirst = function (query, count) {
+    return loadManifest().then(function (loaded) {
+      var grams = gramsOf(query);
+      if (!grams.length) return { results: [], more: false };
+      var search = new Search(indexBase, loaded.manifest, grams);
+      return search.find(count + 1).then(function () {
+        return search.rowsOf(0, count);
+      }).then(function (rows) {
+        return {
+          results: rows.map(function (row) {
+            return { url: commitUrl(loaded.manifest, row), title: row[1], day: row[2] };
+          }),
+          more: search.matches.length > count,
+        };
+      });
+    });
+  };
+
   function element(tag, className, text) {
     var node = document.createElement(tag);
     if (className) node.className = className;
@@ -333,7 +357,7 @@
       rows.forEach(function (row) {
         var item = element("li", "digest-search__result");
         var link = element("a", "digest-search__title", row[1]);
-        link.href = siteRoot + manifest.commit_url.replace("{sha}", row[0]);
+        link.href = commitUrl(manifest, row);
         item.appendChild(link);
         var meta = element("div", "digest-search__meta");
         meta.appendChild(element("span", "digest-search__day", row[2]));

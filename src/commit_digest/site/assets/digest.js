@@ -3,3 +3,227 @@
 (function () {
   "use strict";
 })();
+
+/* header search: a search box in every page's header. Results show as you type (the first few,
+   from the site's own index through assets/digest-search.js, loaded on first use); Enter is a
+   plain GET to the search page (search/?q=...); Escape closes; "/" focuses the box. The page
+   HTML is untouched, so it works for any site the plugin builds; without JavaScript there is no
+   box, as the search page itself needs JavaScript. Titles are untrusted: set with textContent. */
+(function () {
+  "use strict";
+
+  var site = window.commitDigest; // assets/digest-config.js, written by the build
+  var script = document.currentScript; // only set while this file first runs
+  if (!site || !script || !window.fetch || !window.Promise) return;
+  var siteRoot = new URL("..", script.src).href;
+  var searchUrl = new URL(site.search, siteRoot).href;
+  var texts = site.texts;
+  var SHOWN = 8;
+  var ICON = "M9.5 3A6.5 6.5 0 0 1 16 9.5c0 1.61-.59 3.09-1.56 4.23l.27.27h.79l5 5-1.5 1.5-5-5v-.79l-.27-.27A6.52 " +
+    "6.52 0 0 1 9.5 16 6.5 6.5 0 0 1 3 9.5 6.5 6.5 0 0 1 9.5 3m0 2C7 5 5 7 5 9.5S7 14 9.5 14 14 12 14 9.5 12 5 9.5 5";
+  var engine = null;
+
+  /* The search page loads the engine itself; elsewhere it comes with the first query. */
+  function loadEngine() {
+    if (window.digestSearchFirst) return Promise.resolve(window.digestSearchFirst);
+    if (!engine) {
+      engine = new Promise(function (resolve, reject) {
+        var tag = document.createElement("script");
+        tag.src = siteRoot + "assets/digest-search.js";
+        tag.onload = function () {
+          if (window.digestSearchFirst) resolve(window.digestSearchFirst);
+          else reject(new Error(tag.src));
+        };
+        tag.onerror = function () {
+          engine = null; // a later query tries again
+          reject(new Error(tag.src));
+        };
+        document.head.appendChild(tag);
+      });
+    }
+    return engine;
+  }
+
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function icon() {
+    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("aria-hidden", "true");
+    var path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+    path.setAttribute("d", ICON);
+    svg.appendChild(path);
+    return svg;
+  }
+
+  function build() {
+    var form = element("form", "digest-hsearch");
+    form.setAttribute("role", "search");
+    form.action = searchUrl;
+    form.method = "get";
+    // Narrow screens: the box is an icon until opened (material's own search does the same).
+    var open = element("button", "md-header__button md-icon digest-hsearch__open");
+    open.type = "button";
+    open.title = texts.hint;
+    open.setAttribute("aria-label", texts.open);
+    open.setAttribute("aria-expanded", "false");
+    open.appendChild(icon());
+    var box = element("div", "digest-hsearch__box");
+    var input = element("input", "digest-hsearch__input");
+    input.type = "search";
+    input.name = "q";
+    input.autocomplete = "off";
+    input.placeholder = texts.placeholder;
+    input.title = texts.hint;
+    input.setAttribute("aria-label", texts.label);
+    input.setAttribute("aria-controls", "digest-hsearch-panel");
+    var panel = element("div", "digest-hsearch__panel");
+    panel.id = "digest-hsearch-panel";
+    panel.hidden = true;
+    var status = element("p", "digest-hsearch__status");
+    status.setAttribute("aria-live", "polite");
+    var list = element("ol", "digest-hsearch__results");
+    var all = element("a", "digest-hsearch__all", texts.all);
+    panel.appendChild(status);
+    panel.appendChild(list);
+    panel.appendChild(all);
+    box.appendChild(input);
+    box.appendChild(panel);
+    form.appendChild(open);
+    form.appendChild(box);
+    return { form: form, open: open, input: input, panel: panel, status: status, list: list, all: all };
+  }
+
+  function setUp(header) {
+    var parts = build();
+    var form = parts.form;
+    var input = parts.input;
+    var generation = 0;
+    var timer = null;
+    header.insertBefore(form, header.querySelector(".md-header__source"));
+
+    function showPanel(shown) {
+      parts.panel.hidden = !shown;
+    }
+    function expand(expanded) {
+      form.classList.toggle("digest-hsearch--open", expanded);
+      parts.open.setAttribute("aria-expanded", String(expanded));
+    }
+    function close() {
+      generation++;
+      clearTimeout(timer);
+      showPanel(false);
+    }
+
+    function render(query, found) {
+      parts.list.textContent = "";
+      found.results.forEach(function (result) {
+        var item = element("li", "digest-hsearch__result");
+        var link = element("a", "digest-hsearch__link");
+        link.href = result.url;
+        link.appendChild(element("span", "digest-hsearch__title", result.title));
+        link.appendChild(element("span", "digest-hsearch__day", result.day));
+        item.appendChild(link);
+        parts.list.appendChild(item);
+      });
+      parts.status.textContent = found.results.length ? "" : texts.empty;
+      parts.status.hidden = found.results.length > 0;
+      // What the shown results answer: tests wait for their own query.
+      parts.list.setAttribute("data-query", query);
+    }
+
+    function run() {
+      var mine = ++generation;
+      var query = input.value;
+      parts.all.href = searchUrl + "?q=" + encodeURIComponent(query);
+      if (!query.trim()) {
+        showPanel(false);
+        return;
+      }
+      parts.status.hidden = false;
+      parts.status.textContent = texts.searching;
+      showPanel(true);
+      loadEngine().then(function (first) {
+        return first(query, SHOWN);
+      }).then(function (found) {
+        if (mine === generation) render(query, found);
+      }).catch(function (error) {
+        if (mine !== generation) return;
+        parts.list.textContent = "";
+        parts.status.hidden = false;
+        parts.status.textContent = texts.failed + " " + error.message;
+      });
+    }
+
+    function links() {
+      return Array.prototype.slice.call(parts.panel.querySelectorAll("a[href]"));
+    }
+
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(run, 120);
+    });
+    input.addEventListener("focus", function () {
+      if (input.value.trim() && parts.list.getAttribute("data-query") === input.value) showPanel(true);
+    });
+    form.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        if (!parts.panel.hidden) {
+          input.focus(); // first: focusing the box shows its results again
+          close();
+        } else {
+          input.blur();
+          expand(false);
+          if (getComputedStyle(parts.open).display !== "none") parts.open.focus();
+        }
+      } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        var targets = links();
+        if (parts.panel.hidden || !targets.length) return;
+        event.preventDefault();
+        var at = targets.indexOf(document.activeElement);
+        var next = event.key === "ArrowDown" ? at + 1 : at - 1;
+        if (next < 0) input.focus();
+        else targets[Math.min(next, targets.length - 1)].focus();
+      }
+    });
+    form.addEventListener("submit", function () {
+      clearTimeout(timer); // the browser goes to the search page; nothing to show here
+    });
+    // A click on a result keeps the focus in the box, so the box is still open when the click lands.
+    parts.panel.addEventListener("mousedown", function (event) {
+      event.preventDefault();
+    });
+    parts.open.addEventListener("click", function () {
+      expand(true);
+      input.focus();
+    });
+    // Focus leaving the box (a click elsewhere, Tab past the results) closes it.
+    form.addEventListener("focusout", function (event) {
+      if (event.relatedTarget && form.contains(event.relatedTarget)) return;
+      close();
+      expand(false);
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+      var target = event.target;
+      if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+      event.preventDefault();
+      expand(true);
+      input.focus();
+      input.select();
+    });
+  }
+
+  function start() {
+    var header = document.querySelector(".md-header__inner");
+    if (header && !header.querySelector(".digest-hsearch")) setUp(header);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

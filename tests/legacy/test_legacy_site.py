@@ -1,6 +1,5 @@
 """A site built from the imported legacy archive: `commit-digest build --strict` passes and the
-day pages read like the legacy reports (stats line, commit table, groups by importance, one
-section per commit)."""
+day pages read like the legacy reports (stats line, groups by importance, one entry per commit)."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ import pytest
 
 from commit_digest.cli import main
 from commit_digest.legacy.parse import LegacyReport
+from commit_digest.site.escape import title_plain
 from commit_digest.site.i18n import Texts
 from tests.legacy.conftest import NEWER, NEWER_HIGH, OLDER, SEEDS
 
@@ -34,12 +34,6 @@ def visible_text(fragment: str) -> str:
 
 def headings(fragment: str) -> list[str]:
     return [visible_text(text) for text in re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", fragment, re.S)]
-
-
-def table_rows(fragment: str) -> list[str]:
-    """The rows of the first table of ``fragment``."""
-    table = re.search(r"<table>(.*?)</table>", fragment, re.S)
-    return re.findall(r"<tr>(.*?)</tr>", table.group(1), re.S) if table else []
 
 
 ZH = Texts("zh")
@@ -72,6 +66,13 @@ def legacy_site(tmp_path_factory: pytest.TempPathFactory) -> LegacySite:
     return LegacySite(root / "site")
 
 
+def entry_titles(fragment: str) -> list[str]:
+    """The titles of a day page's entries, as the reader sees them."""
+    return [
+        visible_text(title) for title in re.findall(r'<p class="digest-entry__title">(.*?)</p>', fragment, re.S)
+    ]
+
+
 @pytest.mark.parametrize(("seed", "day"), [(NEWER_HIGH, "2026-01-08"), (NEWER, "2026-01-15")])
 def test_day_pages_read_like_the_legacy_reports(
     legacy_site: LegacySite, reports: dict[str, LegacyReport], seed: Path, day: str
@@ -80,25 +81,33 @@ def test_day_pages_read_like_the_legacy_reports(
     page = article(legacy_site.page(f"days/{day}"))
     stats = report.stats
     assert stats is not None
-    expected_stats = site_text(
-        "stats_line", total=stats.total, high=stats.high, medium=stats.medium, low=stats.low
+    # The stats line, with the importance words as badges.
+    expected_stats = " · ".join(
+        [
+            site_text("stats_total", total=stats.total),
+            f"{site_text('importance_high')} {stats.high}",
+            f"{site_text('importance_medium')} {stats.medium}",
+            f"{site_text('importance_low')} {stats.low}",
+        ]
     )
     assert expected_stats in visible_text(page)
-    assert len(table_rows(page)) - 1 == len(report.rows)  # the commit table, after its header
     titles = [" ".join(heading.rstrip(" ¶").split()) for heading in headings(page)]
-    for group, count in (("🔴 高", stats.high), ("🟡 中", stats.medium), ("🟢 低", stats.low)):
-        assert any(re.search(rf"{group}.*\({count}\)", title) for title in titles), (group, count, titles[:5])
+    for group, count in (("high", stats.high), ("medium", stats.medium), ("low", stats.low)):
+        assert f"{site_text('group_' + group)} {count}" in titles, (group, count, titles[:5])
+    # One entry per commit of the report, each under its badge.
+    shown = entry_titles(page)
+    assert len(shown) == len(report.rows)
     for row in report.rows:
-        assert " ".join(row.title.split()) in titles, row.title
+        assert any(title_plain(row.title) in title for title in shown), row.title
 
 
 def test_the_older_report_shows_its_unanalysed_rows_marked(
     legacy_site: LegacySite, reports: dict[str, LegacyReport]
 ) -> None:
     page = visible_text(article(legacy_site.page("days/2026-01-07")))
-    assert site_text("stats_unanalysed", count=15).strip(" |") in page
+    assert f"{site_text('importance_none')} 15" in page
     for row in reports[OLDER.name].rows:
-        assert " ".join(row.title.split()) in page
+        assert title_plain(row.title) in page  # `code` in a title shows as code, without its backticks
 
 
 def test_a_cut_off_analysis_is_marked_on_its_commit_page(legacy_site: LegacySite) -> None:

@@ -10,7 +10,7 @@ import pytest
 from commit_digest.site.escape import block_text, inline_text
 from tests.site.conftest import BuiltSite
 from tests.site.factories import PAYLOADS, sha_for
-from tests.site.html import article, headings, tables, visible_text
+from tests.site.html import article, headings, visible_text
 
 PAYLOAD_SHAS = [sha_for(f"payload-{number}")[:12] for number in range(len(PAYLOADS))]
 
@@ -64,7 +64,20 @@ def test_payloads_show_as_text_on_commit_pages(zh_site: BuiltSite) -> None:
         page_headings = headings(body)
         assert page_headings[0].endswith(shown), payload
         assert all(
-            heading.startswith(("payload", "📋", "🎯", "🔍", "⚠️", "💡", "综合评价", "分析来源", "说明", "改动的文件"))
+            heading.startswith(
+                (
+                    "payload",
+                    "变更摘要",
+                    "影响范围",
+                    "技术洞察",
+                    "潜在风险",
+                    "关注建议",
+                    "综合评价",
+                    "分析来源",
+                    "说明",
+                    "改动的文件",
+                )
+            )
             for heading in page_headings
         ), page_headings
         assert body.count("<h1") == 1
@@ -72,16 +85,19 @@ def test_payloads_show_as_text_on_commit_pages(zh_site: BuiltSite) -> None:
 
 
 @pytest.mark.slow
-def test_tables_stay_intact_with_pipes_in_cells(zh_site: BuiltSite) -> None:
+def test_day_entries_stay_intact_with_payloads_in_titles_and_authors(zh_site: BuiltSite) -> None:
     body = article(zh_site.page("days/2026-01-17"))
-    [table] = tables(body)
-    assert len(table) == 1 + len(PAYLOADS)
-    assert all(len(row) == 6 for row in table)
-    titles = {row[2] for row in table[1:]}
-    assert "payload 5 pipe | in | cell" in titles
-    assert "payload 2 [click me](javascript:document.title='pwned-link')" in titles
-    authors = {row[1] for row in table[1:]}
-    assert "Mallory <img src=x onerror=\"document.title='pwned-img'\">" in authors
+    entries = re.findall(r'<li class="digest-entry"[^>]*>(.*?)</li>\n', body, re.S)
+    assert len(entries) == len(PAYLOADS)
+    titles = [
+        visible_text(re.search(r'<p class="digest-entry__title">(.*?)</p>', entry, re.S).group(1)) for entry in entries
+    ]
+    assert "payload 5 pipe | in | cell" in " ".join(titles)
+    assert "payload 2 [click me](javascript:document.title='pwned-link')" in " ".join(titles)
+    metas = " ".join(
+        visible_text(re.search(r'<p class="digest-entry__meta">(.*?)</p>', e, re.S).group(1)) for e in entries
+    )
+    assert "Mallory <img src=x onerror=\"document.title='pwned-img'\">" in metas
 
 
 @pytest.mark.slow
@@ -100,7 +116,5 @@ def test_sanitizer_keeps_material_markup_and_drops_active_content() -> None:
         '<tbody>\n<tr>\n<td><a href="../../commits/abc/">t</a></td>\n</tr>\n</tbody>\n</table>'
     )
     assert sanitize_html(kept) == kept
-    hostile = (
-        '<p onclick="x()">a<script>alert(1)</script><img src=x onerror=y><a href="javascript:z()">l</a></p>'
-    )
+    hostile = '<p onclick="x()">a<script>alert(1)</script><img src=x onerror=y><a href="javascript:z()">l</a></p>'
     assert sanitize_html(hostile) == "<p>a<a>l</a></p>"

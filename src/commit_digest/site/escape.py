@@ -42,6 +42,31 @@ def html_text(value: object) -> Markup:
     return escape(_folded(value))
 
 
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def title_html(value: object) -> Markup:
+    """A commit title for HTML: its `code` spans as <code>, everything else escaped text.
+
+    Titles are written in GitHub's Markdown, where only code spans are common (18 of 172 in the
+    sample); emphasis and links are left as the characters they are.
+    """
+    text = _folded(value)
+    parts: list[Markup] = []
+    position = 0
+    for match in _CODE_SPAN.finditer(text):
+        parts.append(escape(text[position : match.start()]))
+        parts.append(Markup("<code>%s</code>") % match.group(2).strip())
+        position = match.end()
+    parts.append(escape(text[position:]))
+    return Markup("").join(parts)
+
+
+def title_plain(value: object) -> str:
+    """A commit title as plain text (a window title, a feed): code spans without their backticks."""
+    return _CODE_SPAN.sub(lambda match: match.group(2).strip(), _folded(value))
+
+
 def html_paragraphs(value: object) -> list[Markup]:
     """The paragraphs of a text that may hold several, each escaped as ``html_text``."""
     parts = _PARAGRAPH_BREAK.split(str(value).replace("\r\n", "\n"))

@@ -97,6 +97,24 @@ class Day:
     def group(self, name: str) -> tuple[SiteCommit, ...]:
         return tuple(commit for commit in self.newest_first if commit.group == name)
 
+    def label_counts(self, kind: str, order: Sequence[str]) -> list[tuple[str, int]]:
+        """How many of the day's commits carry each platform or subsystem label (``kind``), in
+        ``order`` (the taxonomy's), then labels outside it; labels no commit has are left out."""
+        counts: dict[str, int] = {}
+        for item in self.commits:
+            for label in item.platforms if kind == "platforms" else item.subsystems:
+                counts[label.id] = counts.get(label.id, 0) + 1
+        known = [(label_id, counts.pop(label_id)) for label_id in order if label_id in counts]
+        return known + sorted(counts.items())
+
+    def with_label(self, kind: str, label_id: str) -> tuple[SiteCommit, ...]:
+        """The day's commits with this label, newest first."""
+        return tuple(
+            item
+            for item in self.newest_first
+            if any(label.id == label_id for label in (item.platforms if kind == "platforms" else item.subsystems))
+        )
+
     @property
     def stats(self) -> DayStats:
         counts = {name: len(self.group(name)) for name in GROUP_ORDER}

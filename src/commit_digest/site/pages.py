@@ -17,14 +17,15 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup
 
-from commit_digest.models import AnalysisStatus
+from commit_digest.models import AnalysisStatus, Label
 from commit_digest.site import paths
 from commit_digest.site.commit_view import commit_view
-from commit_digest.site.escape import html_text
+from commit_digest.site.escape import html_text, title_plain
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
-from commit_digest.site.model import GROUP_ORDER, SiteCommit, SiteIndex
+from commit_digest.site.model import GROUP_ORDER, Day, SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
+from commit_digest.site.reasons import reason_html
 from commit_digest.site.render import render
 from commit_digest.taxonomy import LabelRule, Taxonomy
 
@@ -102,6 +103,8 @@ class _Context:
             "label_month_page": paths.label_month_page,
             "label_name": self.label_name,
             "label_description": self.label_description,
+            "label_reason": self.label_reason,
+            "label_counts": self.label_counts,
             "type_name": self.type_name,
             "importance_name": self.importance_name,
             "status_name": lambda status: texts(f"status_{AnalysisStatus(status).value}"),
@@ -126,6 +129,13 @@ class _Context:
         if rule is None:
             return self.texts("unknown_label")
         return html_text(rule.description.in_language(self.options.language)) if rule.description else Markup("")
+
+    def label_counts(self, day: Day, kind: str) -> list[tuple[str, int]]:
+        rules = self.taxonomy.platforms if kind == "platforms" else self.taxonomy.subsystems
+        return day.label_counts(kind, [rule.id for rule in rules])
+
+    def label_reason(self, label: Label) -> Markup:
+        return reason_html(label, self.texts)
 
     def type_name(self, item: SiteCommit) -> Markup:
         return self.texts.change_type(item.change_type) if item.change_type else Markup("-")
@@ -155,7 +165,10 @@ def home_page(context: _Context) -> PageSpec:
     return PageSpec(
         paths.HOME,
         _plain(context.texts("home_title")),
-        lambda: render("home.html.j2", **context.for_page(paths.HOME, days=days)),
+        lambda: render(
+            "home.html.j2",
+            **context.for_page(paths.HOME, days=days, platform_choices=context.taxonomy.platform_ids),
+        ),
     )
 
 
@@ -183,14 +196,25 @@ def _day_sections(context: _Context, uri: str, day: Any) -> list[tuple[str, list
 
 
 def day_pages(context: _Context) -> Iterator[PageSpec]:
-    for day in context.index.days:
+    days = context.index.days  # newest first
+    for position, day in enumerate(days):
         uri = paths.day_page(day.date)
+        newer = days[position - 1] if position > 0 else None
+        older = days[position + 1] if position + 1 < len(days) else None
 
-        def content(uri: str = uri, day: Any = day) -> str:
+        def content(uri: str = uri, day: Any = day, newer: Any = newer, older: Any = older) -> str:
             groups = _day_sections(context, uri, day)
-            return render("day.html.j2", **context.for_page(uri, day=day, groups=groups))
+            filters = {kind: context.label_counts(day, kind) for kind in LABEL_KINDS}
+            values = {"day": day, "groups": groups, "newer": newer, "older": older, "filters": filters}
+            return render("day.html.j2", **context.for_page(uri, **values))
 
-        inputs = digest("day", day.iso, [item.fingerprint for item in day.commits])
+        inputs = digest(
+            "day",
+            day.iso,
+            [item.fingerprint for item in day.commits],
+            newer.iso if newer else None,
+            older.iso if older else None,
+        )
         yield PageSpec(uri, _plain(context.texts("day_title", date=day.iso)), content, inputs)
 
 
@@ -214,7 +238,7 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
                 previous.fingerprint if previous else None,
                 following.fingerprint if following else None,
             )
-            yield PageSpec(uri, _plain(html_text(item.record.commit.title)), content, inputs)
+            yield PageSpec(uri, title_plain(item.record.commit.title), content, inputs)
 
 
 def archive_pages(context: _Context) -> Iterator[PageSpec]:

@@ -12,7 +12,7 @@ from functools import cache
 import jinja2
 from markupsafe import Markup
 
-from commit_digest.site.escape import html_paragraphs, html_text
+from commit_digest.site.escape import html_paragraphs, html_text, title_html
 
 
 def _finalize(value: object) -> Markup:
@@ -34,6 +34,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["paragraphs"] = html_paragraphs
+    env.filters["title_html"] = title_html
     return env
 
 

@@ -25,11 +25,16 @@ _TAGS = frozenset(
         "h6",
         "hr",
         "kbd",
+        "label",
         "li",
         "mark",
+        "nav",
         "ol",
+        "option",
         "p",
         "pre",
+        "section",
+        "select",
         "small",
         "span",
         "strong",
@@ -47,10 +52,13 @@ _TAGS = frozenset(
     }
 )
 _ATTRIBUTES = {
-    "*": {"class", "id", "title"},
+    # hidden, aria-* and data-* drive the pages' own controls (the site script reads them and
+    # sets text only); none of them can run anything.
+    "*": {"class", "id", "title", "hidden", "aria-pressed", "aria-live", "aria-label"},
     "a": {"href", "rel"},
-    # The commit page's copy control: the SHA to copy and the word shown once copied, as text.
-    "button": {"type", "hidden", "data-copy", "data-copied"},
+    "button": {"type"},
+    "label": {"for"},
+    "option": {"value"},
     "td": {"align", "colspan", "rowspan"},
     "th": {"align", "colspan", "rowspan"},
     "ol": {"start"},
@@ -64,6 +72,7 @@ def sanitize_html(html: str) -> str:
         tags=set(_TAGS),
         attributes={tag: set(names) for tag, names in _ATTRIBUTES.items()},
         url_schemes=set(_URL_SCHEMES),
+        generic_attribute_prefixes={"data-"},
         link_rel=None,
         strip_comments=True,
     )

@@ -1,7 +1,121 @@
-/* commit-digest: the generated pages' controls. Every one works on the page's own elements
-   and sets text with textContent only; without JavaScript the pages read as plain lists. */
+/* commit-digest: the generated pages' controls. Each one works on the page's own elements and
+   sets text with textContent only; without JavaScript the pages read as plain lists. */
 (function () {
   "use strict";
+
+  var PARAMS = { platforms: "platform", subsystems: "subsystem" };
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (whole, name) {
+      return name in values ? String(values[name]) : whole;
+    });
+  }
+
+  /* A day page's filter: one choice per kind, kept in the URL (?platform=rocm&subsystem=moe). */
+  function setUpFilter(filter) {
+    var entries = Array.prototype.slice.call(document.querySelectorAll(".digest-entry"));
+    var groups = Array.prototype.slice.call(document.querySelectorAll("[data-digest-group]"));
+    var status = filter.querySelector(".digest-filter__status");
+    var chosen = { platforms: "", subsystems: "" };
+    var params = new URLSearchParams(window.location.search);
+    Object.keys(PARAMS).forEach(function (kind) {
+      var value = params.get(PARAMS[kind]) || "";
+      if (filter.querySelector('[data-filter-kind="' + kind + '"] [data-filter-value="' + CSS.escape(value) + '"]')) {
+        chosen[kind] = value;
+      }
+    });
+
+    function matches(entry, kind) {
+      var wanted = chosen[kind];
+      return !wanted || (entry.getAttribute("data-" + kind) || "").split(" ").indexOf(wanted) >= 0;
+    }
+
+    function apply() {
+      var shown = 0;
+      entries.forEach(function (entry) {
+        var visible = matches(entry, "platforms") && matches(entry, "subsystems");
+        entry.hidden = !visible;
+        if (visible) shown += 1;
+      });
+      groups.forEach(function (group) {
+        var left = group.querySelectorAll(".digest-entry:not([hidden])").length;
+        group.hidden = left === 0;
+        var count = group.querySelector(".digest-group__count");
+        if (count) count.textContent = String(left);
+      });
+      filter.querySelectorAll("[data-filter-kind]").forEach(function (row) {
+        var kind = row.getAttribute("data-filter-kind");
+        row.querySelectorAll("[data-filter-value]").forEach(function (button) {
+          button.setAttribute("aria-pressed", String(button.getAttribute("data-filter-value") === chosen[kind]));
+        });
+      });
+      var filtered = chosen.platforms || chosen.subsystems;
+      status.textContent = !filtered
+        ? ""
+        : shown
+          ? fill(filter.getAttribute("data-text-showing"), { shown: shown, total: entries.length })
+          : filter.getAttribute("data-text-none");
+      var url = new URL(window.location.href);
+      Object.keys(PARAMS).forEach(function (kind) {
+        if (chosen[kind]) url.searchParams.set(PARAMS[kind], chosen[kind]);
+        else url.searchParams.delete(PARAMS[kind]);
+      });
+      window.history.replaceState(null, "", url.toString());
+    }
+
+    filter.addEventListener("click", function (event) {
+      var button = event.target.closest("[data-filter-value]");
+      if (!button) return;
+      var kind = button.closest("[data-filter-kind]").getAttribute("data-filter-kind");
+      chosen[kind] = button.getAttribute("data-filter-value");
+      apply();
+    });
+    filter.hidden = false;
+    apply();
+  }
+
+  /* The home page: the reader's platform, kept in this browser, opened on every day. */
+  function setUpMyPlatform(box) {
+    var select = box.querySelector("select");
+    var key = "commit-digest:platform";
+    function apply() {
+      var wanted = select.value;
+      document.querySelectorAll("details.digest-platform").forEach(function (details) {
+        details.open = wanted !== "" && details.getAttribute("data-platform") === wanted;
+      });
+    }
+    try {
+      select.value = window.localStorage.getItem(key) || "";
+    } catch (error) {
+      /* storage blocked: the choice lasts for this page only */
+    }
+    select.addEventListener("change", function () {
+      try {
+        window.localStorage.setItem(key, select.value);
+      } catch (error) {
+        /* as above */
+      }
+      apply();
+    });
+    box.hidden = false;
+    apply();
+  }
+
+  function start() {
+    var filter = document.querySelector("[data-digest-filter]");
+    if (filter) setUpFilter(filter);
+    var box = document.querySelector("[data-digest-myplatform]");
+    if (box) setUpMyPlatform(box);
+  }
+
+  /* Material's instant navigation swaps pages without a load event: its document$ says when. */
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(start);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
 })();
 
 /* header search: a search box in every page's header. Results show as you type (the first few,

@@ -1,0 +1,50 @@
+"""Why a commit carries a label, worded in the page's language.
+
+The taxonomy rules store their reasons as fixed English phrases (``tag [cpu]``, ``path
+vllm/x.py``, ``word “moe” in title``, joined by ``; ``, with `` (+N)`` when more matched); they
+are read back here and worded from the i18n table. An LLM's reason is its own text and is
+shown as written; a phrase of an unknown shape is shown as it is, escaped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup
+
+from commit_digest.models import Label, LabelSource
+from commit_digest.site.escape import html_text
+from commit_digest.site.i18n import Texts
+
+_MORE = re.compile(r"\s*\(\+(\d+)\)\s*$")
+_TAG = re.compile(r"^tag (\[.+\])$")
+_PATH = re.compile(r"^path (.+)$")
+_WORD = re.compile(r"^word “(.+)” in (\w+)$")
+_FIELDS = frozenset({"title", "message"})
+
+
+def _phrase(part: str, texts: Texts) -> Markup:
+    if match := _TAG.match(part):
+        return texts("reason_tag", tag=match.group(1))
+    if match := _PATH.match(part):
+        return texts("reason_path", path=Markup("<code>%s</code>") % match.group(1))
+    if (match := _WORD.match(part)) and match.group(2) in _FIELDS:
+        return texts("reason_word", word=match.group(1), field=texts(f"reason_field_{match.group(2)}"))
+    return html_text(part)
+
+
+def reason_html(label: Label, texts: Texts) -> Markup:
+    """The label's reason as HTML in the language of ``texts`` (empty when it has none)."""
+    reason = label.reason.strip()
+    if not reason:
+        return Markup("")
+    if label.source is not LabelSource.RULE:
+        return texts("reason_llm", reason=reason) if label.source is LabelSource.LLM else html_text(reason)
+    more = _MORE.search(reason)
+    if more:
+        reason = reason[: more.start()]
+    separator = Markup("；") if texts.language == "zh" else Markup("; ")
+    worded = separator.join(_phrase(part.strip(), texts) for part in reason.split(";") if part.strip())
+    if more:
+        worded += Markup(" ") + texts("reason_more", count=int(more.group(1)))
+    return worded

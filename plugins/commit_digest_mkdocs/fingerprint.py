@@ -30,6 +30,7 @@ _DISTRIBUTIONS = (
     "markdown",
     "pymdown-extensions",
     "jinja2",
+    "markdown-it-py",
     "nh3",
     "pydantic",
 )

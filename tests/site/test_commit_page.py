@@ -323,9 +323,9 @@ def test_copy_button_carries_the_full_sha_and_the_page_links_itself(site: BuiltS
     assert f'<a href="https://github.com/{REPOSITORY}/commit/{sha}">' in body
     assert f'<a href="https://github.com/{REPOSITORY}/pull/40001">' in body
     # The stylesheet and script are linked from the page and served.
-    assert "stylesheets/digest-commit.css" in page and "javascripts/digest-copy.js" in page
-    assert (site.site / "stylesheets/digest-commit.css").is_file()
-    assert (site.site / "javascripts/digest-copy.js").is_file()
+    assert "assets/digest-commit.css" in page and "assets/digest-copy.js" in page
+    assert (site.site / "assets/digest-commit.css").is_file()
+    assert (site.site / "assets/digest-copy.js").is_file()
 
 
 def test_english_texts() -> None:

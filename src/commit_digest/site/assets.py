@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from importlib import resources
 
-STYLESHEETS: tuple[str, ...] = ("assets/digest.css",)
-SCRIPTS: tuple[str, ...] = ("assets/digest.js",)
+STYLESHEETS: tuple[str, ...] = ("assets/digest.css", "assets/digest-commit.css")
+SCRIPTS: tuple[str, ...] = ("assets/digest.js", "assets/digest-copy.js")
 
 
 def site_asset(path: str) -> str:

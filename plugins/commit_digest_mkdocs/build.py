@@ -24,6 +24,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 
 from commit_digest.errors import CommitDigestError, InputError
+from commit_digest.fetch import last_fetch_time
 from commit_digest.settings import PLUGIN_NAME, settings_from_mapping
 from commit_digest.site.incremental import read_manifest
 from commit_digest.site.output import write_status
@@ -106,11 +107,14 @@ def _nothing_changed(config: MkDocsConfig, target: Path) -> bool:
             return False
         with AnalysisStore(settings.cache_dir) as store:
             revision = store.revision()
+            last_fetch = last_fetch_time(store, settings.repository)
     except CommitDigestError:
         return False  # the real build reports what is wrong
     if manifest.shared != shared_inputs_digest(config) or manifest.store_revision != revision:
         return False
-    write_status(target, manifest.status, built_at=datetime.now(settings.zone), language=settings.language)
+    # A fetch that found nothing new changes no record, but the footer says when it ran.
+    facts = {**manifest.status, **({"last_fetch": last_fetch.isoformat()} if last_fetch else {})}
+    write_status(target, facts, built_at=datetime.now(settings.zone), language=settings.language)
     return True
 
 

@@ -23,7 +23,7 @@ from mkdocs.structure.toc import get_toc
 
 from commit_digest import api
 from commit_digest.errors import CommitDigestError
-from commit_digest.fetch import last_fetch_key
+from commit_digest.fetch import last_fetch_time
 from commit_digest.models import CommitRecord
 from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
@@ -256,8 +256,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
             return [], None, None
         with AnalysisStore(settings.cache_dir) as store:
-            fetched = store.get_meta(last_fetch_key(settings.repository))
-            last_fetch = datetime.fromisoformat(fetched) if isinstance(fetched, str) else None
+            last_fetch = last_fetch_time(store, settings.repository)
             return list(store.records(settings.repository)), store.revision(), last_fetch
 
     def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:

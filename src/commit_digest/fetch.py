@@ -31,6 +31,12 @@ def last_fetch_key(repository: str) -> str:
     return f"last-fetch/{repository}"
 
 
+def last_fetch_time(store: AnalysisStore, repository: str) -> datetime | None:
+    """The time ``last_fetch_key`` holds, if a fetch of ``repository`` ever completed."""
+    fetched = store.get_meta(last_fetch_key(repository))
+    return datetime.fromisoformat(fetched) if isinstance(fetched, str) else None
+
+
 class FetchObserver(Protocol):
     """Told of progress (a progress bar, a log); the pipeline works without one."""
 

@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 import yaml
 
+from commit_digest.fetch import last_fetch_key
 from commit_digest.models import ChangeType, CommitRecord, Importance
 from commit_digest.site.incremental import read_manifest
 from commit_digest.store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.conftest import PROJECT, project_config
-from tests.site.factories import label, make_commit, ok_analysis, sample_records, sha_for
+from tests.site.factories import REPOSITORY, label, make_commit, ok_analysis, sample_records, sha_for
 
 TIME_STAMPED = {"status.json"}
 
@@ -95,9 +96,22 @@ def test_a_build_with_nothing_new_renews_only_the_status(project: Project) -> No
     assert inode(page) == old_inode  # the site was not rebuilt at all
     renewed = json.loads((project.site / "status.json").read_text(encoding="utf-8"))
     assert renewed["built_at"] > status["built_at"]
-    assert {key: value for key, value in renewed.items() if key not in ("built_at", "text")} == {
-        key: value for key, value in status.items() if key not in ("built_at", "text")
+    timed = ("built_at", "text", "notice")  # the notice says how old the data is at build time
+    assert {key: value for key, value in renewed.items() if key not in timed} == {
+        key: value for key, value in status.items() if key not in timed
     }
+
+
+def test_a_fetch_that_found_nothing_new_still_renews_the_last_fetch_in_the_footer(project: Project) -> None:
+    project.build()
+    before = snapshot(project.site)
+    fetched = datetime(2026, 1, 18, 6, 30, tzinfo=UTC)
+    with project.store() as store:
+        store.set_meta(last_fetch_key(REPOSITORY), fetched.isoformat())  # what a fetch records, no record changed
+    project.build()
+    assert snapshot(project.site) == before  # still nothing rendered
+    status = json.loads((project.site / "status.json").read_text(encoding="utf-8"))
+    assert status["last_fetch"] == fetched.isoformat()
 
 
 def test_a_new_day_renders_its_pages_and_reuses_the_rest(project: Project) -> None:

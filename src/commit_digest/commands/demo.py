@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from commit_digest.analysis.offline import OfflineAnalyzer
@@ -24,6 +25,9 @@ def register(subparsers: Any) -> None:
     )
     add_common_options(parser)
     parser.add_argument("--no-build", action="store_true", help="stop after loading and analysing")
+    parser.add_argument(
+        "--site-dir", type=Path, default=None, metavar="DIR", help="build into DIR (default: site_dir of mkdocs.yml)"
+    )
     parser.set_defaults(handler=run_demo)
 
 
@@ -47,6 +51,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from commit_digest.commands.build import build_site
 
     started = time.perf_counter()
-    site_dir = build_site(args.config_file, cache_dir=settings.cache_dir, site_dir=None, strict=True)
-    print(f"site built into {site_dir} in {time.perf_counter() - started:.1f} s; preview it with: mkdocs serve")
+    site_dir = build_site(args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True)
+    preview = "mkdocs serve" if args.site_dir is None else f"python -m http.server -d {site_dir}"
+    print(f"site built into {site_dir} in {time.perf_counter() - started:.1f} s; preview it with: {preview}")
     return 0

@@ -114,6 +114,8 @@ class _Context:
             "pr_url": lambda item: Markup(item.record.commit.pr_url or ""),
             "model_name": _model_name,
             "insight_items": self.insight_items,
+            # A date is one word to a reader: never broken at its hyphens.
+            "nowrap": lambda text: Markup('<span class="digest-nowrap">%s</span>') % text,
             **values,
         }
 

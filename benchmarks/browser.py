@@ -24,8 +24,22 @@ CHROMIUM_FLAGS = (
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
+    """Static files; an unknown path gets the site's 404.html with status 404, as GitHub Pages does."""
+
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 @contextmanager

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from benchmarks.browser import CHROMIUM_FLAGS, chromium_path, serve
-from playwright.sync_api import Browser, Page, sync_playwright
+from benchmarks.browser import serve
+from playwright.sync_api import Browser, Page
 
 from commit_digest.models import CommitRecord, Importance
 from commit_digest.search.reader import search
@@ -24,8 +23,6 @@ from tests.site.factories import PAYLOADS, label, make_commit, ok_analysis, sha_
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = chromium_path() or Path("/usr/bin/chromium")
-FLAGS = list(CHROMIUM_FLAGS)
 HOSTILE_TITLE = f"缓存 hostile {PAYLOADS[1]}"
 
 
@@ -42,16 +39,6 @@ def site(tmp_path_factory: pytest.TempPathFactory, analysed_sample: list[CommitR
 def site_url(site: BuiltSite) -> Iterator[str]:
     with serve(site.site) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: browser tests need Debian's chromium (make test installs it)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS, headless=True)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -10,23 +10,19 @@ GitHub Pages does.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import shutil
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 import yaml
-from benchmarks.browser import CHROMIUM_FLAGS, chromium_path
+from benchmarks.browser import serve
 from mkdocs.config import load_config
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from commit_digest.fetch import fetch_commits, last_fetch_key
 from commit_digest.models import Commit
@@ -44,8 +40,6 @@ from commit_digest_mkdocs.plugin import _self_hosts_fonts
 from tests.site.conftest import PROJECT, BuiltSite, project_config
 from tests.site.factories import REPOSITORY, make_commit, sample_records, sha_for
 
-CHROMIUM = chromium_path() or Path("/usr/bin/chromium")
-FLAGS = list(CHROMIUM_FLAGS)
 NEWEST_DAY = "2026-01-17"  # the newest day of sample_records()
 LAST_FETCH = datetime(2026, 1, 18, 6, 30, tzinfo=UTC)
 # A title word of one sample commit ("[ROCm][Perf] Enable shuffle kv cache layout (#29887)").
@@ -83,58 +77,16 @@ def en(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
     return _build(tmp_path_factory.mktemp("chrome-en"), language="en")
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    """Static files; an unknown path gets the site's 404.html with status 404."""
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code != 404 or not page.is_file():
-            super().send_error(code, message, explain)
-            return
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-@contextmanager
-def _serve(site: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
 @pytest.fixture(scope="module")
 def zh_url(zh: BuiltSite) -> Iterator[str]:
-    with _serve(zh.site) as url:
+    with serve(zh.site) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def en_url(en: BuiltSite) -> Iterator[str]:
-    with _serve(en.site) as url:
+    with serve(en.site) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: browser tests need Debian's chromium (make test installs it)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS, headless=True)
-        yield browser
-        browser.close()
 
 
 class Visit:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from benchmarks.browser import CHROMIUM_FLAGS, chromium_path, serve
-from playwright.sync_api import Browser, sync_playwright
+from benchmarks.browser import serve
+from playwright.sync_api import Browser
 
 from commit_digest.models import Commit, CommitRecord, FileChange, FileStatus, Importance, PullRequestInfo
 from commit_digest.site import SiteOptions, build_index, generate_pages
@@ -350,17 +349,6 @@ def test_english_texts() -> None:
 def site_url(site: BuiltSite) -> Iterator[str]:
     with serve(site.site) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    chromium = chromium_path() or Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.fail(f"{chromium} is missing: browser tests need Debian's chromium (make test installs it)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(chromium), args=list(CHROMIUM_FLAGS), headless=True)
-        yield browser
-        browser.close()
 
 
 @pytest.mark.browser

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from benchmarks.browser import CHROMIUM_FLAGS, chromium_path, serve
-from playwright.sync_api import Browser, Page, sync_playwright
+from benchmarks.browser import serve
+from playwright.sync_api import Browser, Page
 
 from commit_digest.cli import main
 from tests.site.conftest import PROJECT
@@ -49,17 +49,6 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def site_url(demo_site: Path) -> Iterator[str]:
     with serve(demo_site) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = chromium_path()
-    if executable is None:
-        pytest.fail("chromium is missing: browser tests need Debian's chromium (make test installs it)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(executable), args=list(CHROMIUM_FLAGS))
-        yield launched
-        launched.close()
 
 
 def _a_commit_with_files(demo_site: Path) -> str:

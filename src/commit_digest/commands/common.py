@@ -44,6 +44,16 @@ def add_common_options(parser: argparse.ArgumentParser, *, repository: bool = Fa
         )
 
 
+def add_durable_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--durable-dir",
+        type=Path,
+        default=Path("data"),
+        metavar="DIR",
+        help="the durable JSON Lines form (the data branch's worktree; default: data/)",
+    )
+
+
 def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSettings:
     config_file = args.config_file if args.config_file is not None else DEFAULT_CONFIG
     if args.config_file is not None and not args.config_file.exists():

@@ -25,7 +25,7 @@ from rich.console import Console
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
-from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.commands.common import add_common_options, add_durable_dir_option, open_store, settings_from_args
 from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import CommitDigestError
 from commit_digest.settings import DigestSettings
@@ -66,13 +66,7 @@ def register(subparsers: Any) -> None:
     )
     add_common_options(parser, repository=True)
     parser.add_argument("--site-dir", type=Path, default=None, metavar="DIR", help="default: site_dir of mkdocs.yml")
-    parser.add_argument(
-        "--durable-dir",
-        type=Path,
-        default=Path("data"),
-        metavar="DIR",
-        help="the durable JSON Lines form (the data branch's worktree; default: data/)",
-    )
+    add_durable_dir_option(parser)
     parser.add_argument("--git-dir", type=Path, default=None, metavar="PATH", help="fetch from a local clone")
     parser.add_argument("--github-url", default=None, metavar="URL", help="REST API base URL (GitHub Enterprise)")
     parser.add_argument("--offline", action="store_true", help="no LLM: offline analyses only, on purpose")

@@ -7,10 +7,9 @@ pays for nothing; records already in the store keep the better of the two analys
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.commands.common import add_common_options, add_durable_dir_option, open_store, settings_from_args
 from commit_digest.durable import MANIFEST, restore_durable
 from commit_digest.errors import InputError
 
@@ -23,13 +22,7 @@ def register(subparsers: Any) -> None:
         "damaged or lost store. Nothing is fetched or analysed.",
     )
     add_common_options(parser)
-    parser.add_argument(
-        "--durable-dir",
-        type=Path,
-        default=Path("data"),
-        metavar="DIR",
-        help="the durable JSON Lines form (the data branch's worktree; default: data/)",
-    )
+    add_durable_dir_option(parser)
     parser.set_defaults(handler=run_restore)
 
 

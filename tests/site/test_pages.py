@@ -85,8 +85,10 @@ def test_commit_page_has_metadata_labels_analysis_provenance_and_neighbours(zh_s
     assert "quantization method" in text
     for section in ("变更摘要", "影响范围", "技术洞察", "潜在风险", "关注建议", "综合评价", "分析来源"):
         assert section in headings(body)
-    provenance = tables(body)[-1]
-    assert provenance[1] == ["llm:gpt-test", "gpt-test", "v3", "2026-01-20 08:00:00 (UTC)", "成功"]
+    provenance = visible_text(body[body.index('<ul class="digest-provenance">') :])
+    assert provenance.startswith(
+        "分析器：llm:gpt-test 模型：gpt-test 提示词版本：v3 分析时间：2026-01-20 08:00:00 (UTC) 状态：成功"
+    )
     assert f"../{HIGH}/" in links and f"../{LOW}/" in links  # previous and next of the same day
     assert "../../days/2026-01-15/" in links
 
@@ -94,7 +96,9 @@ def test_commit_page_has_metadata_labels_analysis_provenance_and_neighbours(zh_s
 def test_commit_pages_mark_failed_pending_and_newer_failed_attempts(zh_site: BuiltSite) -> None:
     failed = visible_text(article(zh_site.page(f"commits/{FAILED}")))
     assert "分析状态：失败" in failed and "timeout after 120 s" in failed
-    assert tables(article(zh_site.page(f"commits/{FAILED}")))[-1][1][-1] == "失败"  # provenance status
+    assert "分析来源¶ 分析器：llm:gpt-test" in failed and failed.endswith(
+        "状态：失败 ← 上一个提交：[Misc] Remove redundant line (#32366) · 下一个提交 →：[CI] Pin transformers (#32350)"
+    )
     pending = visible_text(article(zh_site.page(f"commits/{PENDING}")))
     assert "此提交尚未分析" in pending
     refused = visible_text(article(zh_site.page(f"commits/{sha_for('refused-1')[:12]}")))
@@ -113,20 +117,21 @@ def test_archive_index_and_month_pages(zh_site: BuiltSite) -> None:
     assert months[1:] == [["2026-01", "3", "16"], ["2025-12", "1", "1"]]
     assert "2026-01/" in hrefs(index)
     month = article(zh_site.page("archive/2026-01"))
-    [days] = tables(month)
-    assert days[0] == ["日期", "提交数", "高", "中", "低", "未分析"]
-    assert days[1:] == [
-        ["2026-01-17", "9", "3", "3", "3", "0"],
-        ["2026-01-16", "2", "1", "0", "0", "1"],
-        ["2026-01-15", "5", "1", "1", "1", "2"],
+    days = [visible_text(line) for line in re.findall(r"<li>(.*?)</li>", month, re.S)]
+    assert days == [
+        "2026-01-17 共 9 个提交 · 高 3 · 中 3 · 低 3",
+        "2026-01-16 共 2 个提交 · 高 1 · 中 0 · 低 0 · 未分析 1",
+        "2026-01-15 共 5 个提交 · 高 1 · 中 1 · 低 1 · 未分析 2",
     ]
     assert "../../days/2026-01-17/" in hrefs(month)
 
 
 def test_platform_pages_list_commits_newest_first_by_day_and_paginate_by_month(zh_site: BuiltSite) -> None:
     index = article(zh_site.page("platforms"))
-    rows = {row[0]: row[1] for row in tables(index)[0][1:]}
-    assert rows["CUDA（NVIDIA）"] == "10" and rows["ROCm（AMD）"] == "2" and rows["TPU（Google）"] == "0"
+    rows = _label_index(index)
+    assert rows["CUDA（NVIDIA）"][0] == "共 10 个提交。" and rows["ROCm（AMD）"][0] == "共 2 个提交。"
+    assert rows["TPU（Google）"][0] == "共 0 个提交。"
+    assert rows["ROCm（AMD）"][1].startswith("AMD GPU：")  # each label says what it covers
     rocm = article(zh_site.page("platforms/rocm"))
     [months] = tables(rocm)
     assert months[1:] == [["2026-01", "2"]]
@@ -149,7 +154,18 @@ def test_platform_pages_list_commits_newest_first_by_day_and_paginate_by_month(z
     assert "TPU" in visible_text(article(zh_site.page("platforms/tpu")))  # an empty label still has its page
     subsystems = article(zh_site.page("subsystems"))
     # Two analysed commits labelled core, and the refused one the rules put there (path vllm/engine/).
-    assert {row[0]: row[1] for row in tables(subsystems)[0][1:]}["引擎与调度"] == "3"
+    assert _label_index(subsystems)["引擎与调度"][0] == "共 3 个提交。"
+
+
+def _label_index(page: str) -> dict[str, tuple[str, str]]:
+    """A label index page as {name: (count text, description)}."""
+    items = re.findall(
+        r'class="digest-labels__name"[^>]*>(.*?)</a> <span class="digest-chip__count">(.*?)</span><br>'
+        r'<span class="digest-labels__description">(.*?)</span>',
+        page,
+        re.S,
+    )
+    return {visible_text(name): (visible_text(count), visible_text(description)) for name, count, description in items}
 
 
 def test_navigation_lists_sections_never_days_or_commits(zh_site: BuiltSite) -> None:

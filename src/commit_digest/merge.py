@@ -26,12 +26,25 @@ def preferred_analysis(existing: Analysis | None, incoming: Analysis | None, *, 
         return existing
     if existing is None or force:
         return incoming
+    if _same_analysis(existing, incoming):
+        # One analysis met again with more wordings (a translation, an import): keep every one.
+        return existing.model_copy(update={"translations": {**existing.translations, **incoming.translations}})
     rank_existing, rank_incoming = _rank(existing), _rank(incoming)
     if rank_incoming != rank_existing:
         return incoming if rank_incoming > rank_existing else existing
     if incoming.provenance.created_at > existing.provenance.created_at:
         return incoming
     return existing
+
+
+def _same_analysis(first: Analysis, second: Analysis) -> bool:
+    one, other = first.provenance, second.provenance
+    return (one.analyzer, one.created_at, one.language, one.status) == (
+        other.analyzer,
+        other.created_at,
+        other.language,
+        other.status,
+    )
 
 
 def merge_records(existing: CommitRecord | None, incoming: CommitRecord, *, force: bool = False) -> CommitRecord:

@@ -10,7 +10,7 @@ import re
 from datetime import date as Date
 from datetime import tzinfo
 from enum import StrEnum
-from typing import Annotated, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import (
     AwareDatetime,
@@ -224,6 +224,25 @@ class Provenance(StrictModel):
         return self.analyzer.startswith("llm:")
 
 
+LanguageCode = Literal["zh", "en"]
+LANGUAGE_CODES: tuple[LanguageCode, ...] = ("zh", "en")
+
+
+class AnalysisText(StrictModel):
+    """The worded part of an analysis in one language. Type, importance and labels are the same
+    in every language and live on the Analysis itself."""
+
+    summary: tuple[Paragraph, ...] = Field(min_length=1, max_length=12)
+    impact_scope: tuple[ImpactItem, ...] = Field(default=(), max_length=30)
+    insights: TechnicalInsights = TechnicalInsights()
+    risks: tuple[Paragraph, ...] = Field(default=(), max_length=15)
+    recommendations: tuple[Recommendation, ...] = Field(default=(), max_length=15)
+    conclusion: Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000)] = ""
+
+
+_TEXT_FIELDS = tuple(AnalysisText.model_fields)
+
+
 class Analysis(StrictModel):
     """The structured analysis of one commit. Content is empty unless the status is ok."""
 
@@ -238,6 +257,9 @@ class Analysis(StrictModel):
     platforms: tuple[Label, ...] = ()
     subsystems: tuple[Label, ...] = ()
     provenance: Provenance
+    # The same analysis worded in other languages than ``provenance.language`` (asked for in the
+    # same request, or filled in later by `commit-digest translate`).
+    translations: dict[LanguageCode, AnalysisText] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _ok_means_complete(self) -> Self:
@@ -251,6 +273,38 @@ class Analysis(StrictModel):
     @property
     def ok(self) -> bool:
         return self.provenance.status is AnalysisStatus.OK
+
+    @property
+    def language(self) -> LanguageCode:
+        return "en" if self.provenance.language == "en" else "zh"
+
+    @property
+    def languages(self) -> tuple[LanguageCode, ...]:
+        """Every language this analysis is worded in, its own first."""
+        return (
+            self.language,
+            *(code for code in LANGUAGE_CODES if code in self.translations and code != self.language),
+        )
+
+    def text(self) -> AnalysisText:
+        """This analysis's own wording (only for an ok analysis: it has a summary)."""
+        return AnalysisText.model_validate({name: getattr(self, name) for name in _TEXT_FIELDS})
+
+    def in_language(self, language: LanguageCode) -> Analysis | None:
+        """This analysis worded in ``language`` (its own or a translation), or None when it has none."""
+        if language == self.language:
+            return self
+        translation = self.translations.get(language)
+        if translation is None:
+            return None
+        worded = {name: getattr(translation, name) for name in _TEXT_FIELDS}
+        provenance = self.provenance.model_copy(update={"language": language})
+        return self.model_copy(update={**worded, "provenance": provenance})
+
+    def with_translation(self, language: LanguageCode, text: AnalysisText) -> Analysis:
+        if language == self.language:
+            raise ValueError(f"the analysis is worded in {language} already")
+        return self.model_copy(update={"translations": {**self.translations, language: text}})
 
 
 class CommitRecord(StrictModel):

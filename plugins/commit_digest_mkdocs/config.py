@@ -17,8 +17,11 @@ class PluginConfig(Config):
     cache_dir = opt.Type(str, default="cache")
     """The analysis store, relative to the folder of mkdocs.yml."""
 
-    language = opt.Choice(("zh", "en"), default="zh")
-    """Language of every generated text and label, and of the theme (zh or en)."""
+    language = opt.Optional(opt.Choice(("zh", "en")))
+    """Language of every generated text and label, and of the theme (zh or en; default zh)."""
+
+    languages = opt.Optional(opt.ListOfItems(opt.Choice(("zh", "en"))))
+    """The site's languages, the first at the root and the other under its code (en/ or zh/)."""
 
     timezone = opt.Type(str, default="UTC")
     """IANA time zone in which commits are assigned to days."""
@@ -47,6 +50,7 @@ class PluginConfig(Config):
             "repository",
             "cache_dir",
             "language",
+            "languages",
             "timezone",
             "taxonomy",
             "taxonomy_file",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from commit_digest.errors import InputError
 from commit_digest.models import REPOSITORY_PATTERN
@@ -65,11 +65,39 @@ class DigestSettings(_Settings):
     repository: str = Field(default="vllm-project/vllm", pattern=REPOSITORY_PATTERN)
     cache_dir: Path = Path("cache")
     language: Language = "zh"
+    # Every language the site is published in, the first the default (at the site's root);
+    # ``language`` is the shorthand for one. After validation never empty, and its first is
+    # ``language``.
+    languages: tuple[Language, ...] = ()
     timezone: str = "UTC"
     taxonomy: dict[str, Any] | None = None
     taxonomy_file: Path | None = None
     llm: LlmSettings = LlmSettings()
     github: GithubSettings = GithubSettings()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_language_list(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        languages = data.get("languages")
+        if not languages:
+            return data
+        if isinstance(languages, str) or len(set(languages)) != len(languages) or len(languages) > 2:
+            raise ValueError("languages must list zh and/or en, each once, the default first")
+        language = data.get("language")
+        if language is not None and language != languages[0]:
+            if language not in languages:
+                raise ValueError(f"language {language!r} is not one of languages {list(languages)}")
+            # An explicit language (--language en) puts that one first.
+            languages = [language, *(code for code in languages if code != language)]
+        return {**data, "languages": tuple(languages), "language": languages[0]}
+
+    @model_validator(mode="after")
+    def _languages_include_language(self) -> Self:
+        if not self.languages:
+            object.__setattr__(self, "languages", (self.language,))
+        return self
 
     @field_validator("timezone")
     @classmethod

@@ -46,7 +46,7 @@ else:
     else:
         lines += [words["columns"], "| --- | --- | --- |"]
         for item in found:
-            summary = item.record.analysis.summary[0] if item.record.analysis else ""
+            summary = item.analysis.summary[0] if item.analysis else ""
             target = api.link(PAGE, api.commit_page(item.sha), directory_urls=directory_urls)
             title = api.text(item.record.commit.title)
             lines.append(f"| {item.day.isoformat()} | [{title}]({target}) | {api.text(summary)} |")

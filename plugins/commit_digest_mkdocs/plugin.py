@@ -246,7 +246,11 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             assert self.settings is not None and self.taxonomy is not None
             records, self._revision, self._last_fetch = self._read_store(self.settings)
             self._index = build_index(
-                records, repository=self.settings.repository, zone=self.settings.zone, taxonomy=self.taxonomy
+                records,
+                repository=self.settings.repository,
+                zone=self.settings.zone,
+                taxonomy=self.taxonomy,
+                language=self.settings.language,
             )
         return self._index
 

@@ -88,6 +88,7 @@ class Digest:
                 repository=self.settings.repository,
                 zone=self.settings.zone,
                 taxonomy=taxonomy,
+                language=self.settings.language,
             )
         return self._index
 

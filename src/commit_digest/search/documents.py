@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from commit_digest.models import ChangeType, CommitRecord, Importance
+from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance
 from commit_digest.search.index import SearchDocument, SearchNames
 from commit_digest.site.model import SiteCommit, SiteIndex
 from commit_digest.taxonomy import LabelRule, Taxonomy
@@ -23,10 +23,16 @@ def _label_names(rule: LabelRule | None, label_id: str) -> str:
 
 
 def search_text(
-    record: CommitRecord, taxonomy: Taxonomy, *, platforms: Sequence[str] = (), subsystems: Sequence[str] = ()
+    record: CommitRecord,
+    taxonomy: Taxonomy,
+    *,
+    analysis: Analysis | None = None,
+    platforms: Sequence[str] = (),
+    subsystems: Sequence[str] = (),
 ) -> str:
     """Title, message, author, changed paths, PR text, the whole analysis and the label names.
 
+    ``analysis`` is the analysis as the site's language words it (default: the stored one);
     ``platforms``/``subsystems`` are the label ids the site gives the commit (the rules' labels
     when it has no analysis yet); their zh and en names are searchable too.
     """
@@ -37,7 +43,7 @@ def search_text(
         if commit.pull_request.description != commit.body:
             parts.append(commit.pull_request.description)
         parts.extend(commit.pull_request.labels)
-    analysis = record.analysis
+    analysis = analysis or record.analysis
     if analysis is not None and analysis.ok:
         parts.append(change_type_name(analysis.change_type, "zh"))
         parts.append(change_type_name(analysis.change_type, "en"))
@@ -76,7 +82,7 @@ def search_document(item: SiteCommit, taxonomy: Taxonomy) -> SearchDocument:
         change_type=item.change_type or "",
         platforms=platforms,
         subsystems=subsystems,
-        text=search_text(item.record, taxonomy, platforms=platforms, subsystems=subsystems),
+        text=search_text(item.record, taxonomy, analysis=item.analysis, platforms=platforms, subsystems=subsystems),
     )
 
 

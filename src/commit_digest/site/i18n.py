@@ -157,6 +157,17 @@ _TEXT: dict[str, tuple[str, str]] = {
     "reason_field_message": ("提交说明", "message"),
     "reason_more": ("另 {count} 处", "and {count} more"),
     "reason_llm": ("LLM 判断：{reason}", "LLM: {reason}"),
+    # An analysis shown in the language it was written in, not the page's: never mixed silently.
+    "original_zh": ("原文为中文", "Original in Chinese"),
+    "original_en": ("原文为英文", "Original in English"),
+    "original_note_zh": (
+        "此分析以中文写成。",
+        "This analysis has no English version yet; it is shown in the Chinese it was written in.",
+    ),
+    "original_note_en": (
+        "此分析尚无中文版本，以下为英文原文。",
+        "This analysis has no English version yet; it is shown in the English it was written in.",
+    ),
     # The footer's status line (set as text by the page's script, from status.json).
     "footer_status": (
         "最后更新：{built} · 数据范围：{first} 至 {last}（{days} 天，{commits} 个提交）",

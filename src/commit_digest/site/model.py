@@ -7,10 +7,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cached_property
 from zoneinfo import ZoneInfo
 
-from commit_digest.models import AnalysisStatus, CommitRecord, Importance, Label
+from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, Importance, Label, LanguageCode
 from commit_digest.site.fingerprint import text_digest
+from commit_digest.site.wording import Worded, Wording
 from commit_digest.taxonomy import Taxonomy, classify
 
 # The group of a commit without an ok analysis: shown last, never dropped.
@@ -30,6 +32,21 @@ class SiteCommit:
     platforms: tuple[Label, ...]
     subsystems: tuple[Label, ...]
     fingerprint: str  # of the stored record: pages showing this commit change when it does
+    wording: Wording = field(compare=False, repr=False)
+
+    @cached_property
+    def worded(self) -> Worded:
+        """The analysis in the site's language; worded when first asked (an incremental build
+        renders few pages, so most commits are never worded)."""
+        return self.wording.word(self.record)
+
+    @property
+    def analysis(self) -> Analysis | None:
+        return self.worded.analysis
+
+    @property
+    def original_language(self) -> LanguageCode | None:
+        return self.worded.original_language
 
     @property
     def sha(self) -> str:
@@ -142,7 +159,7 @@ class SiteIndex:
         return {month: tuple(days) for month, days in grouped.items()}
 
 
-def site_commit(record: CommitRecord, zone: ZoneInfo, taxonomy: Taxonomy) -> SiteCommit:
+def site_commit(record: CommitRecord, zone: ZoneInfo, taxonomy: Taxonomy, wording: Wording) -> SiteCommit:
     commit = record.commit
     analysis = record.analysis
     if analysis is not None and analysis.ok:
@@ -157,6 +174,7 @@ def site_commit(record: CommitRecord, zone: ZoneInfo, taxonomy: Taxonomy) -> Sit
         platforms=_unique(platforms),
         subsystems=_unique(subsystems),
         fingerprint=text_digest(record.model_dump_json()),
+        wording=wording,
     )
 
 
@@ -168,10 +186,16 @@ def _unique(labels: Sequence[Label]) -> tuple[Label, ...]:
 
 
 def build_index(
-    records: Iterable[CommitRecord], *, repository: str, zone: ZoneInfo, taxonomy: Taxonomy
+    records: Iterable[CommitRecord],
+    *,
+    repository: str,
+    zone: ZoneInfo,
+    taxonomy: Taxonomy,
+    language: LanguageCode = "zh",
 ) -> SiteIndex:
+    wording = Wording(language, taxonomy)
     commits = [
-        site_commit(record, zone, taxonomy) for record in records if record.commit.repository == repository
+        site_commit(record, zone, taxonomy, wording) for record in records if record.commit.repository == repository
     ]
     commits.sort(key=lambda item: (item.record.commit.committed_at, item.sha))
     by_day: dict[date, list[SiteCommit]] = defaultdict(list)

@@ -54,7 +54,7 @@ _TAGS = frozenset(
 _ATTRIBUTES = {
     # hidden, aria-* and data-* drive the pages' own controls (the site script reads them and
     # sets text only); none of them can run anything.
-    "*": {"class", "id", "title", "hidden", "aria-pressed", "aria-live", "aria-label"},
+    "*": {"class", "id", "title", "hidden", "lang", "aria-pressed", "aria-live", "aria-label"},
     "a": {"href", "rel"},
     "button": {"type"},
     "label": {"for"},

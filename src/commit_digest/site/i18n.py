@@ -130,6 +130,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "older_page": ("较旧 →", "Older →"),
     "label_reason": ("（依据：{reason}）", " (reason: {reason})"),
     "colon": ("：", ": "),
+    "semicolon": ("；", "; "),
     "unknown_label": ("（分类表中没有此标签）", "(not in the taxonomy)"),
     # The morning read: day pages, the home page, entries and filters.
     "previous_day": ("← {date}", "← {date}"),

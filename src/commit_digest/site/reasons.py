@@ -43,8 +43,7 @@ def reason_html(label: Label, texts: Texts) -> Markup:
     more = _MORE.search(reason)
     if more:
         reason = reason[: more.start()]
-    separator = Markup("；") if texts.language == "zh" else Markup("; ")
-    worded = separator.join(_phrase(part.strip(), texts) for part in reason.split(";") if part.strip())
+    worded = texts("semicolon").join(_phrase(part.strip(), texts) for part in reason.split(";") if part.strip())
     if more:
         worded += Markup(" ") + texts("reason_more", count=int(more.group(1)))
     return worded

@@ -38,6 +38,9 @@ class PluginConfig(Config):
     github = opt.Type(dict, default={})
     """GitHub settings for the CLI's collect step; the site build never calls GitHub."""
 
+    site_name = opt.Optional(opt.Type(dict))
+    """The site's name per language ({zh: ..., en: ...}); a language without one keeps site_name."""
+
     days_on_home = opt.Type(int, default=7)
     """How many of the latest days the home page shows."""
 

@@ -46,6 +46,7 @@ from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy, load_taxonomy
 from commit_digest_mkdocs.config import PluginConfig
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
+from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
 _NAV_PAGES = frozenset({paths.HOME, paths.ARCHIVE_INDEX, paths.PLATFORMS_INDEX, paths.SUBSYSTEMS_INDEX})
@@ -70,6 +71,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._index: SiteIndex | None = None
         # Set by ``run_build`` to the published site: unchanged pages are taken from there.
         self.previous_site_dir: Path | None = None
+        # Set by ``run_build`` to every language the site is published in, the default first (this
+        # build's is ``settings.language``). None when MkDocs runs on its own: one language, no selector.
+        self.site_languages: tuple[str, ...] | None = None
         self._shared = ""
         self._revision: str | None = None
         self._previous = PreviousBuild(None, None, "")
@@ -102,6 +106,13 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             },
         )
         config.theme["language"] = settings.language
+        with _as_plugin_error():
+            localize_chrome(
+                config,
+                language=settings.language,
+                site_languages=self.site_languages or (settings.language,),
+                site_names=self.config.site_name,
+            )
         # No request leaves the site's origin: material loads its fonts from Google unless told not
         # to. Its privacy plugin, when on, downloads them at build time and serves them itself.
         if not _self_hosts_fonts(config):
@@ -120,6 +131,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
     @event_priority(-50)
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         assert self.settings is not None and self.taxonomy is not None  # set by on_config
+        # Before anything reads the pages: about.en.md becomes about.md in the English build.
+        choose_page_variants(files, config, self.settings.language)
         docs_dir = Path(config.docs_dir).resolve()
         self._sanitized = {
             file.src_uri

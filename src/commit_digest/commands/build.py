@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from commit_digest.commands.common import DEFAULT_CONFIG
+from commit_digest.settings import Language
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,13 +45,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_site(
-    config_file: Path | None, *, cache_dir: Path | None, site_dir: Path | None, strict: bool, full: bool = False
+    config_file: Path | None,
+    *,
+    cache_dir: Path | None,
+    site_dir: Path | None,
+    strict: bool,
+    full: bool = False,
+    language: Language | None = None,
 ) -> Path:
-    """Builds the site (``demo`` calls this too); returns the folder written."""
+    """Builds the site (``demo`` calls this too); returns the folder written. ``language`` builds
+    it in that one language instead of the languages of mkdocs.yml."""
     # MkDocs is imported only when a build runs: the rest of the CLI never loads it.
     from commit_digest_mkdocs.build import run_build
 
-    return run_build(config_file or DEFAULT_CONFIG, cache_dir=cache_dir, site_dir=site_dir, strict=strict, full=full)
+    return run_build(
+        config_file or DEFAULT_CONFIG,
+        cache_dir=cache_dir,
+        site_dir=site_dir,
+        strict=strict,
+        full=full,
+        language=language,
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,13 +26,19 @@ def register(subparsers: Any) -> None:
     add_common_options(parser)
     parser.add_argument("--no-build", action="store_true", help="stop after loading and analysing")
     parser.add_argument(
+        "--language",
+        choices=("zh", "en"),
+        default=None,
+        help="analyse and build the demo in this one language (default: language of mkdocs.yml)",
+    )
+    parser.add_argument(
         "--site-dir", type=Path, default=None, metavar="DIR", help="build into DIR (default: site_dir of mkdocs.yml)"
     )
     parser.set_defaults(handler=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
+    settings = settings_from_args(args, language=args.language)
     sample = resources.files("commit_digest").joinpath(SAMPLE)
     records = read_all_records(sample.read_text(encoding="utf-8").splitlines(), source=SAMPLE)
     analyzer = OfflineAnalyzer(load_taxonomy(settings.taxonomy, settings.taxonomy_file), settings.language)
@@ -51,7 +57,9 @@ def run_demo(args: argparse.Namespace) -> int:
     from commit_digest.commands.build import build_site
 
     started = time.perf_counter()
-    site_dir = build_site(args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True)
+    site_dir = build_site(
+        args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True, language=args.language
+    )
     preview = "mkdocs serve" if args.site_dir is None else f"python -m http.server -d {site_dir}"
     print(f"site built into {site_dir} in {time.perf_counter() - started:.1f} s; preview it with: {preview}")
     return 0

@@ -238,6 +238,11 @@ _TEXT: dict[str, tuple[str, str]] = {
     "copied": ("已复制", "Copied"),
     "copy_sha": ("复制完整 SHA", "Copy the full SHA"),
     "permalink": ("永久链接", "Permalink"),
+    # A site in several languages: the theme's palette toggles, named in mkdocs.yml in one language
+    # and worded by the plugin for each language's build (site/languages.py).
+    "palette_to_dark": ("切换到深色模式", "Switch to dark mode"),
+    "palette_to_light": ("切换到浅色模式", "Switch to light mode"),
+    "palette_to_system": ("切换到跟随系统", "Switch to system preference"),
 }
 
 LANGUAGES = ("zh", "en")

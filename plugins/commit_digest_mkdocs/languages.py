@@ -17,6 +17,21 @@ from commit_digest.site.languages import alternates, localized_palette, page_var
 TEMPLATES = Path(__file__).parent / "templates"
 
 
+class LanguageSelector:
+    """``config.extra.alternate`` of a site in several languages. Truthy, so material's header
+    includes partials/alternate.html (ours), which lists ``links``. Not iterable, so material's
+    base.html writes no ``<link rel="alternate">`` per language: from those, material's script
+    downloads every language's whole sitemap.xml on each page view, and turns a click on the
+    selector into a visit to that language's home when the page is not in that sitemap (as on a
+    local preview, or when site_url is not the address the site is served at)."""
+
+    def __init__(self, links: list[dict[str, str]]) -> None:
+        self.links = links
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def localize_chrome(
     config: MkDocsConfig, *, language: str, site_languages: Sequence[str], site_names: Mapping[str, Any] | None
 ) -> None:
@@ -29,7 +44,7 @@ def localize_chrome(
     links = alternates(language, site_languages)
     if not links:
         return
-    config.extra["alternate"] = links
+    config.extra["alternate"] = LanguageSelector(links)
     dirs = config.theme.dirs
     if str(TEMPLATES) not in dirs:
         # After the owner's custom_dir (their own alternate.html wins), before the theme's.

@@ -173,6 +173,9 @@ def test_the_selector_links_the_same_page_in_the_other_language(project: Project
     assert _selector_links(project.page("en/" + HIGH)) == {"zh": f"../../../{HIGH}", "en": f"../../{HIGH}"}
     assert _selector_links(project.site / "index.html") == {"zh": "./", "en": "en/"}
     assert _selector_links(project.site / "en" / "index.html") == {"zh": "../", "en": "./"}
+    # No <link rel="alternate"> in the head: material's script would download both sitemaps on
+    # every page view and send the selector's clicks to the other language's home.
+    assert '<link rel="alternate"' not in project.page(HIGH).read_text(encoding="utf-8")
     # The 404 page (no page of its own) links each language's home.
     assert _selector_links(project.site / "en" / "404.html") == {"zh": "/en/../", "en": "/en/"}
 
@@ -184,10 +187,13 @@ def test_the_language_selector_takes_the_reader_to_the_same_commit_and_back(proj
         requests: list[str] = []
         page.on("request", lambda request: requests.append(request.url))
         try:
-            page.goto(url + HIGH)
+            page.goto(url + HIGH, wait_until="networkidle")
+            # The header settles (the search box is added by a script) before the menu is opened.
+            page.wait_for_selector(".digest-hsearch")
             page.locator(".md-select").hover()
             page.locator('.md-select__link[hreflang="en"]').click()
             page.wait_for_url(url + "en/" + HIGH)
+            page.wait_for_selector(".digest-hsearch")
             assert page.locator("html").get_attribute("lang") == "en"
             # The English header search queries the English index.
             page.locator(".digest-hsearch__input").press_sequentially("shuffle")
@@ -199,6 +205,7 @@ def test_the_language_selector_takes_the_reader_to_the_same_commit_and_back(proj
             page.locator('.md-select__link[hreflang="zh"]').click()
             page.wait_for_url(url + HIGH)
             assert page.locator("html").get_attribute("lang") == "zh"
+            assert not any(request.endswith("sitemap.xml") for request in requests)
         finally:
             page.close()
 

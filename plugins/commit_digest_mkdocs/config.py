@@ -41,6 +41,9 @@ class PluginConfig(Config):
     site_name = opt.Optional(opt.Type(dict))
     """The site's name per language ({zh: ..., en: ...}); a language without one keeps site_name."""
 
+    site_description = opt.Optional(opt.Type(dict))
+    """The site's description per language; a language without one keeps site_description."""
+
     days_on_home = opt.Type(int, default=7)
     """How many of the latest days the home page shows."""
 

@@ -33,12 +33,20 @@ class LanguageSelector:
 
 
 def localize_chrome(
-    config: MkDocsConfig, *, language: str, site_languages: Sequence[str], site_names: Mapping[str, Any] | None
+    config: MkDocsConfig,
+    *,
+    language: str,
+    site_languages: Sequence[str],
+    site_names: Mapping[str, Any] | None,
+    site_descriptions: Mapping[str, Any] | None = None,
 ) -> None:
     """The theme's words and the language selector of ``language``'s build (raises InputError)."""
     name = site_name(site_names, language)
     if name is not None:
         config.site_name = name
+    description = site_name(site_descriptions, language, option="site_description")
+    if description is not None:
+        config.site_description = description
     if "palette" in config.theme:
         config.theme["palette"] = localized_palette(config.theme["palette"], language)
     links = alternates(language, site_languages)

@@ -112,6 +112,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 language=settings.language,
                 site_languages=self.site_languages or (settings.language,),
                 site_names=self.config.site_name,
+                site_descriptions=self.config.site_description,
             )
         # No request leaves the site's origin: material loads its fonts from Google unless told not
         # to. Its privacy plugin, when on, downloads them at build time and serves them itself.

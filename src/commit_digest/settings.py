@@ -17,7 +17,7 @@ from commit_digest.models import REPOSITORY_PATTERN
 PLUGIN_NAME = "commit-digest"
 # Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic
 # switch for any plugin); the CLI reads the same block and leaves them out.
-SITE_ONLY_OPTIONS: tuple[str, ...] = ("site_name", "days_on_home", "page_size", "enabled")
+SITE_ONLY_OPTIONS: tuple[str, ...] = ("site_name", "site_description", "days_on_home", "page_size", "enabled")
 Language = Literal["zh", "en"]
 
 

@@ -50,16 +50,17 @@ def page_variant(src_uri: str) -> tuple[str, str] | None:
     return f"{base}.md", code
 
 
-def site_name(names: Mapping[str, Any] | None, language: str) -> str | None:
-    """The ``site_name`` option's name for ``language``, None when it gives none."""
+def site_name(names: Mapping[str, Any] | None, language: str, *, option: str = "site_name") -> str | None:
+    """A per-language option's text for ``language`` (``site_name``, ``site_description``), None
+    when it gives none."""
     if not names:
         return None
     unknown = sorted(str(code) for code in names if code not in LANGUAGES)
     if unknown:
-        raise InputError(f"site_name: unknown language {', '.join(unknown)} (expected {' or '.join(LANGUAGES)})")
+        raise InputError(f"{option}: unknown language {', '.join(unknown)} (expected {' or '.join(LANGUAGES)})")
     name = names.get(language)
     if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise InputError(f"site_name.{language}: expected the site's name as text, got {name!r}")
+        raise InputError(f"{option}.{language}: expected text, got {name!r}")
     return name
 
 

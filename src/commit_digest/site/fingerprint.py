@@ -27,13 +27,17 @@ def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=DIGEST_BYTES).hexdigest()
 
 
-def tree_digest(root: Path, *, skip: Iterable[Path] = ()) -> str:
-    """Every file below ``root`` (names and bytes); an absent folder has a digest too."""
+def tree_digest(root: Path, *, skip: Iterable[Path] = (), skip_compiled: bool = False) -> str:
+    """Every file below ``root`` (names and bytes); an absent folder has a digest too.
+    ``skip_compiled``: leave out Python's bytecode caches, which appear whenever a module is first
+    imported after a change and say nothing about what a page shows."""
     skipped = [path.resolve() for path in skip]
     hasher = hashlib.blake2b(digest_size=DIGEST_BYTES)
     if root.is_dir():
         for path in sorted(root.rglob("*")):
             if not path.is_file() or any(path.resolve().is_relative_to(folder) for folder in skipped):
+                continue
+            if skip_compiled and ("__pycache__" in path.parts or path.suffix == ".pyc"):
                 continue
             hasher.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
             hasher.update(hashlib.blake2b(path.read_bytes(), digest_size=DIGEST_BYTES).digest())
@@ -44,7 +48,7 @@ def tree_digest(root: Path, *, skip: Iterable[Path] = ()) -> str:
 def package_digest(package_dir: str) -> str:
     """The source of an installed package of ours (code, templates, data): a change to any file
     of it means pages may render differently, even without a version bump."""
-    return tree_digest(Path(package_dir), skip=[Path(package_dir) / "__pycache__"])
+    return tree_digest(Path(package_dir), skip_compiled=True)
 
 
 @cache

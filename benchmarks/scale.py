@@ -18,6 +18,7 @@ import argparse
 import functools
 import importlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -165,16 +166,21 @@ def query_bytes(site: Path, cache: Path) -> str:
     )
 
 
-def write_project(target: Path) -> Path:
-    """A copy of the project's site (mkdocs.yml and docs/) to build from."""
+def write_project(target: Path, languages: tuple[str, ...] = ()) -> Path:
+    """A copy of the project's site (mkdocs.yml and docs/) to build from, in ``languages`` when given."""
     target.mkdir(parents=True, exist_ok=True)
     shutil.copytree(PROJECT / "docs", target / "docs", dirs_exist_ok=True)
     config = target / "mkdocs.yml"
-    shutil.copy(PROJECT / "mkdocs.yml", config)
+    text = (PROJECT / "mkdocs.yml").read_text(encoding="utf-8")
+    if languages:
+        theme, plugins = text.split("- commit-digest:", 1)
+        plugins = re.sub(r"(?m)^(\s+)language: \w+.*$", rf"\1languages: [{', '.join(languages)}]", plugins, count=1)
+        text = f"{theme}- commit-digest:{plugins}"
+    config.write_text(text, encoding="utf-8")
     return config
 
 
-def measure(n: int, work: Path, *, seed: int, reference: bool) -> Result:
+def measure(n: int, work: Path, *, seed: int, reference: bool, languages: tuple[str, ...] = ()) -> Result:
     result = Result(n)
     python = sys.executable
     cache = work / "cache"
@@ -188,7 +194,7 @@ def measure(n: int, work: Path, *, seed: int, reference: bool) -> Result:
         )
     )
     ours = work / "ours"
-    config = write_project(ours)
+    config = write_project(ours, languages)
     build_command = [
         python,
         "-m",
@@ -259,11 +265,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="build here and keep the stores and sites")
     parser.add_argument("--no-reference", action="store_true", help="skip the mkdocs-material reference build")
+    parser.add_argument(
+        "--languages", default="", help="build the site in these languages (e.g. zh,en: the second under en/)"
+    )
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="digest-scale-"))
     try:
         for n in args.n or [2000]:
-            report(measure(n, root / f"n{n}", seed=args.seed, reference=not args.no_reference))
+            languages = tuple(code for code in args.languages.split(",") if code)
+            report(measure(n, root / f"n{n}", seed=args.seed, reference=not args.no_reference, languages=languages))
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -5,6 +5,9 @@ that stays invalid becomes an Analysis with status failed or refused, the reason
 provenance and the tokens it cost in its usage. A reply cut off at the output limit is
 asked again once with half the diff; a reply that is not valid JSON or breaks the schema
 is asked again once; neither is ever stored as an analysis.
+
+A site in two languages gets both wordings from one request per commit: the analysis is in the
+site's default language with the other as its translation.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from datetime import UTC, datetime
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.llm_client import ChatReply, LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.analysis.llm_schema import LlmReply
 from commit_digest.analysis.prompt import (
     PROMPT_CANARY,
     PROMPT_VERSION,
@@ -26,6 +30,7 @@ from commit_digest.analysis.prompt import (
     reply_schema,
     system_prompt,
 )
+from commit_digest.languages import analysis_languages
 from commit_digest.models import Analysis, AnalysisStatus, Commit, TokenUsage
 from commit_digest.settings import DigestSettings
 from commit_digest.taxonomy import Classification, Taxonomy, classify
@@ -55,7 +60,7 @@ def add_usage(first: TokenUsage, second: TokenUsage) -> TokenUsage:
 class ReplyVerdict:
     """What one reply means: an analysis, a refusal, a cut-off, or an invalid reply."""
 
-    analysis: llm_schema.LlmAnalysis | None = None
+    analysis: LlmReply | None = None
     refusal: str | None = None
     cut_off: bool = False
     invalid: str | None = None
@@ -79,10 +84,16 @@ class LlmAnalyzer:
         self._taxonomy = taxonomy
         self._clock = clock
         self._boundary_factory = boundary_factory
-        self.language = settings.language
+        # One language: the request of a one-language site, unchanged; two: both wordings at once.
+        self.languages = analysis_languages(settings)
+        self.language = self.languages[0]
+        second = self.languages[1] if len(self.languages) > 1 else None
         self.mode = settings.llm.output_mode
-        self.schema = reply_schema(taxonomy)
-        self.system = system_prompt(taxonomy, settings.language, settings.repository)
+        self.reply_model = llm_schema.reply_model(self.languages)
+        self.schema = reply_schema(taxonomy, self.languages)
+        self.system = system_prompt(taxonomy, self.language, settings.repository, second_language=second)
+        # Each wording is as long as a one-language reply: the output limit is per language.
+        self.max_output_tokens = self._llm.max_output_tokens * len(self.languages)
 
     @property
     def name(self) -> str:
@@ -98,7 +109,10 @@ class LlmAnalyzer:
         )
 
     def request_body(self, prompt: Prompt) -> dict[str, object]:
-        return self._client.chat_body(prompt.messages, mode=self.mode, schema=self.schema)
+        body = self._client.chat_body(prompt.messages, mode=self.mode, schema=self.schema)
+        if len(self.languages) > 1:
+            body["max_completion_tokens"] = self.max_output_tokens
+        return body
 
     def judge(self, reply: ChatReply) -> ReplyVerdict:
         """Classifies one reply; pure apart from the taxonomy and the mode."""
@@ -112,7 +126,11 @@ class LlmAnalyzer:
             return ReplyVerdict(invalid="the reply is empty")
         try:
             parsed = llm_schema.parse_reply(
-                reply.content, taxonomy=self._taxonomy, canary=PROMPT_CANARY, extract=self.mode == "text"
+                reply.content,
+                taxonomy=self._taxonomy,
+                canary=PROMPT_CANARY,
+                extract=self.mode == "text",
+                model=self.reply_model,
             )
         except InvalidReplyError as error:
             return ReplyVerdict(invalid=str(error))
@@ -141,7 +159,7 @@ class LlmAnalyzer:
                     return self.unsuccessful(
                         commit,
                         AnalysisStatus.FAILED,
-                        f"the reply was cut off at {self._llm.max_output_tokens} output tokens twice "
+                        f"the reply was cut off at {self.max_output_tokens} output tokens twice "
                         f"(diff budget {budget} tokens on the second try)",
                         usage,
                     )
@@ -165,7 +183,7 @@ class LlmAnalyzer:
     def _rules(self, commit: Commit) -> Classification:
         return classify(commit.title, commit.body, [change.path for change in commit.files], self._taxonomy)
 
-    def successful(self, commit: Commit, reply: llm_schema.LlmAnalysis, usage: TokenUsage) -> Analysis:
+    def successful(self, commit: Commit, reply: LlmReply, usage: TokenUsage) -> Analysis:
         provenance = llm_schema.provenance_for(
             analyzer=self.name,
             prompt_version=PROMPT_VERSION,

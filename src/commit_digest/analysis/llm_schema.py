@@ -5,6 +5,10 @@ properties, so this model differs from ``models.Analysis``: optional sections ar
 required-but-nullable, labels carry only an id and a reason, and there is no provenance.
 Length caps are checked here after the reply (strict mode does not accept every
 keyword) and stated in the prompt; a reply over a cap is invalid, never cut.
+
+A site in two languages asks for both wordings in one request: the language-neutral fields
+once, the worded ones under each language's code (``bilingual_reply_model``). A site in one
+language asks exactly what ``LlmAnalysis`` describes.
 """
 
 from __future__ import annotations
@@ -13,19 +17,22 @@ import json
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.models import (
     LABEL_ID_PATTERN,
     Analysis,
+    AnalysisText,
     ChangeType,
     ImpactItem,
     Importance,
     Label,
     LabelSource,
+    LanguageCode,
     Provenance,
     Recommendation,
     TechnicalInsights,
@@ -49,6 +56,10 @@ _LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length
 
 class _LlmModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# A parsed reply: an ``LlmAnalysis``, or an instance of a ``bilingual_reply_model``.
+LlmReply = _LlmModel
 
 
 class LlmImpact(_LlmModel):
@@ -89,6 +100,51 @@ class LlmAnalysis(_LlmModel):
     subsystems: list[LlmLabel] = Field(max_length=MAX_LABELS)
 
 
+class LlmWording(_LlmModel):
+    """The worded fields of the analysis in one language."""
+
+    summary: list[_Paragraph] = Field(min_length=1, max_length=MAX_SUMMARY_ITEMS)
+    impact_scope: list[LlmImpact] = Field(max_length=MAX_LIST_ITEMS)
+    insights: LlmInsights
+    risks: list[_Paragraph] = Field(max_length=MAX_LIST_ITEMS)
+    recommendations: list[LlmRecommendation] = Field(max_length=MAX_LIST_ITEMS)
+    conclusion: _Paragraph
+
+
+@cache
+def bilingual_reply_model(languages: tuple[LanguageCode, LanguageCode]) -> type[LlmReply]:
+    """What the model returns for one commit worded in two languages, the first the analysis's own:
+    type, importance and labels once (label reasons in the first language), the worded fields
+    under each language's code, in this order so the first wording is written first."""
+    first, second = languages
+    if first == second:
+        raise ValueError(f"two different languages are needed, got {first} twice")
+    return create_model(
+        f"LlmAnalysis_{first}_{second}",
+        __base__=_LlmModel,
+        __doc__="What the model returns for one commit, worded in two languages.",
+        change_type=(ChangeType, ...),
+        importance=(Importance, ...),
+        **{code: (LlmWording, ...) for code in languages},  # type: ignore[call-overload]
+        platforms=(list[LlmLabel], Field(max_length=MAX_LABELS)),
+        subsystems=(list[LlmLabel], Field(max_length=MAX_LABELS)),
+    )
+
+
+def reply_model(languages: Sequence[LanguageCode]) -> type[LlmReply]:
+    """The reply's model for an analysis worded in ``languages`` (one or two, the first its own)."""
+    if len(languages) == 1:
+        return LlmAnalysis
+    if len(languages) == 2:
+        return bilingual_reply_model((languages[0], languages[1]))
+    raise ValueError(f"an analysis is asked for in one or two languages, not {len(languages)}")
+
+
+def reply_languages(model: type[BaseModel]) -> tuple[LanguageCode, ...]:
+    """The language codes a two-language reply model words its fields under, in order; () for one."""
+    return tuple(name for name in model.model_fields if name in ("zh", "en"))  # type: ignore[misc]
+
+
 def _without_keywords(schema: Any, keywords: frozenset[str]) -> Any:
     if isinstance(schema, dict):
         return {
@@ -103,9 +159,14 @@ def _without_keywords(schema: Any, keywords: frozenset[str]) -> Any:
 _UNSENT_KEYWORDS = frozenset({"maxLength", "minLength", "pattern"})
 
 
+def sendable_schema(strict_schema: dict[str, Any]) -> dict[str, Any]:
+    """The strict schema (from the SDK's converter) without the keywords strict mode may reject."""
+    return _without_keywords(strict_schema, _UNSENT_KEYWORDS)  # type: ignore[no-any-return]
+
+
 def response_schema(strict_schema: dict[str, Any], taxonomy: Taxonomy) -> dict[str, Any]:
     """The strict schema (from the SDK's converter) with the label ids narrowed to the taxonomy."""
-    schema = _without_keywords(strict_schema, _UNSENT_KEYWORDS)
+    schema = sendable_schema(strict_schema)
     properties = schema["properties"]
     for field, ids in (("platforms", taxonomy.platform_ids), ("subsystems", taxonomy.subsystem_ids)):
         item = {
@@ -143,22 +204,33 @@ def extract_json_object(text: str) -> str:
     raise InvalidReplyError("the reply holds no JSON object")
 
 
-def parse_reply(content: str, *, taxonomy: Taxonomy, canary: str, extract: bool) -> LlmAnalysis:
-    """Validates a reply strictly: JSON, schema, caps, taxonomy ids, and no leaked instructions."""
+def parse_reply(
+    content: str,
+    *,
+    taxonomy: Taxonomy,
+    canary: str,
+    extract: bool,
+    model: type[LlmReply] = LlmAnalysis,
+) -> LlmReply:
+    """Validates a reply strictly: JSON, schema, caps, taxonomy ids, and no leaked instructions.
+
+    ``model`` is ``LlmAnalysis`` or a ``bilingual_reply_model``; the reply is an instance of it."""
     if canary in content:
         # The model echoed the instructions (prompt injection or confusion): nothing of it is kept.
         raise InvalidReplyError("the reply repeats the instructions")
     text = extract_json_object(content) if extract else content.strip()
     try:
-        parsed = LlmAnalysis.model_validate_json(text)
+        parsed = model.model_validate_json(text)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
             for issue in error.errors(include_url=False)
         )
         raise InvalidReplyError(f"the reply does not match the schema: {problems[:1500]}") from error
-    unknown = [label.id for label in parsed.platforms if label.id not in taxonomy.platform_ids]
-    unknown += [label.id for label in parsed.subsystems if label.id not in taxonomy.subsystem_ids]
+    platforms: list[LlmLabel] = getattr(parsed, "platforms")  # noqa: B009 - every reply model has them
+    subsystems: list[LlmLabel] = getattr(parsed, "subsystems")  # noqa: B009
+    unknown = [label.id for label in platforms if label.id not in taxonomy.platform_ids]
+    unknown += [label.id for label in subsystems if label.id not in taxonomy.subsystem_ids]
     if unknown:
         raise InvalidReplyError(
             f"the reply uses labels outside the taxonomy: {', '.join(sorted(set(unknown)))}"
@@ -181,19 +253,12 @@ def merge_labels(
     return tuple(sorted(by_id.values(), key=lambda label: position.get(label.id, len(position))))
 
 
-def to_analysis(
-    reply: LlmAnalysis,
-    *,
-    rules: Classification,
-    taxonomy: Taxonomy,
-    provenance: Provenance,
-) -> Analysis:
-    insights = reply.insights
-    return Analysis(
-        change_type=reply.change_type,
-        importance=reply.importance,
-        summary=tuple(reply.summary),
-        impact_scope=tuple(ImpactItem(area=item.area, note=item.note) for item in reply.impact_scope),
+def to_text(wording: LlmAnalysis | LlmWording) -> AnalysisText:
+    """The worded fields of a reply (or of one language of a two-language reply)."""
+    insights = wording.insights
+    return AnalysisText(
+        summary=tuple(wording.summary),
+        impact_scope=tuple(ImpactItem(area=item.area, note=item.note) for item in wording.impact_scope),
         insights=TechnicalInsights(
             architecture=insights.architecture,
             performance=insights.performance,
@@ -201,15 +266,38 @@ def to_analysis(
             maintainability=insights.maintainability,
             compatibility=insights.compatibility,
         ),
-        risks=tuple(reply.risks),
+        risks=tuple(wording.risks),
         recommendations=tuple(
-            Recommendation(audience=item.audience, advice=item.advice) for item in reply.recommendations
+            Recommendation(audience=item.audience, advice=item.advice) for item in wording.recommendations
         ),
-        conclusion=reply.conclusion,
+        conclusion=wording.conclusion,
+    )
+
+
+def to_analysis(
+    reply: LlmReply,
+    *,
+    rules: Classification,
+    taxonomy: Taxonomy,
+    provenance: Provenance,
+) -> Analysis:
+    """The Analysis of a parsed reply, in ``provenance.language``; a two-language reply's other
+    wording becomes its translation (no provenance of its own: its cost is the analysis's)."""
+    languages = reply_languages(type(reply))
+    if languages and languages[0] != provenance.language:
+        raise ValueError(f"a reply worded first in {languages[0]} cannot be stored as {provenance.language}")
+    own = to_text(getattr(reply, languages[0]) if languages else reply)
+    analysis = Analysis(
+        change_type=reply.change_type,
+        importance=reply.importance,
+        **{name: getattr(own, name) for name in AnalysisText.model_fields if name != "provenance"},
         platforms=merge_labels(rules.platforms, reply.platforms, taxonomy.platform_ids),
         subsystems=merge_labels(rules.subsystems, reply.subsystems, taxonomy.subsystem_ids),
         provenance=provenance,
     )
+    for code in languages[1:]:
+        analysis = analysis.with_translation(code, to_text(getattr(reply, code)))
+    return analysis
 
 
 def unsuccessful_analysis(provenance: Provenance, rules: Classification) -> Analysis:

@@ -1,9 +1,10 @@
 """The prompt: a static system message, then the commit as delimited, untrusted data.
 
 The system message depends only on the prompt version, the schema, the taxonomy and the
-output language, so it is byte-identical for every commit and providers can cache it. The
-commit goes into the user message between marker lines carrying a random boundary the
-commit's author cannot know, so a message cannot fake the end of the data.
+output language (or the two languages of a two-language site, asked for in one request), so it
+is byte-identical for every commit and providers can cache it. The commit goes into the user
+message between marker lines carrying a random boundary the commit's author cannot know, so a
+message cannot fake the end of the data.
 Templates live in ``prompts/*.j2`` and render with StrictUndefined: a missing value is an
 error, never an empty hole in the prompt.
 """
@@ -11,7 +12,7 @@ error, never an empty hole in the prompt.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -21,17 +22,19 @@ import jinja2
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.diff_budget import FittedDiff, estimate_tokens, fit_diff
 from commit_digest.analysis.llm_client import strict_schema_of
-from commit_digest.models import ChangeType, Commit
+from commit_digest.models import ChangeType, Commit, LanguageCode
 from commit_digest.taxonomy import Taxonomy, classify
 
 # Bump when a template or the schema changes: analyses made with another version are redone.
+# A two-language request has the same version: its analysis says what a one-language one says,
+# so a site that adds or drops a language keeps every analysis (`translate` fills the gaps).
 PROMPT_VERSION = "llm-1"
 # A marker only the system message contains: a reply holding it has echoed the instructions.
 PROMPT_CANARY = "CD-CANARY-5b1e0c7d93"
 MESSAGE_CHAR_CAP = 8_000
 PR_DESCRIPTION_CHAR_CAP = 8_000
 
-_LANGUAGE_NAMES = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
+LANGUAGE_NAMES: dict[str, str] = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
 _CHANGE_TYPE_MEANINGS: dict[ChangeType, str] = {
     ChangeType.FEATURE: "new capability, model, option or API",
     ChangeType.BUGFIX: "fixes wrong behaviour, a crash or an accuracy problem",
@@ -75,17 +78,27 @@ def new_boundary() -> str:
     return secrets.token_hex(12)
 
 
+def render(template: str, **values: Any) -> str:
+    """One of ``prompts/*.j2`` with ``values`` (a missing one is an error)."""
+    return _ENVIRONMENT.get_template(template).render(**values)
+
+
 @cache
-def _strict_schema() -> dict[str, Any]:
+def _strict_schema(languages: tuple[LanguageCode, ...]) -> dict[str, Any]:
     # The SDK's own converter makes the schema strict (all required, no extra properties).
-    return strict_schema_of(llm_schema.LlmAnalysis)
+    return strict_schema_of(llm_schema.reply_model(languages) if languages else llm_schema.LlmAnalysis)
 
 
-def reply_schema(taxonomy: Taxonomy) -> dict[str, Any]:
-    return llm_schema.response_schema(_strict_schema(), taxonomy)
+def reply_schema(taxonomy: Taxonomy, languages: Sequence[LanguageCode] = ()) -> dict[str, Any]:
+    """The reply's schema: one wording (no or one language given), or one per language of two."""
+    return llm_schema.response_schema(_strict_schema(tuple(languages)), taxonomy)
 
 
-def system_prompt(taxonomy: Taxonomy, language: str, repository: str) -> str:
+def system_prompt(
+    taxonomy: Taxonomy, language: str, repository: str, *, second_language: LanguageCode | None = None
+) -> str:
+    """The static instructions; with ``second_language`` they ask for the worded fields in
+    ``language`` and in ``second_language``, saying the same thing."""
     labels = [
         {
             "id": rule.id,
@@ -96,7 +109,10 @@ def system_prompt(taxonomy: Taxonomy, language: str, repository: str) -> str:
     return _ENVIRONMENT.get_template("system.j2").render(
         repository_kind=repository,
         canary=PROMPT_CANARY,
-        language_name=_LANGUAGE_NAMES[language],
+        language=language,
+        language_name=LANGUAGE_NAMES[language],
+        second_language=second_language,
+        second_language_name=LANGUAGE_NAMES[second_language] if second_language else None,
         paragraph_cap=llm_schema.PARAGRAPH_CAP,
         short_cap=llm_schema.SHORT_CAP,
         max_summary_items=llm_schema.MAX_SUMMARY_ITEMS,
@@ -106,7 +122,9 @@ def system_prompt(taxonomy: Taxonomy, language: str, repository: str) -> str:
         platform_ids=list(taxonomy.platform_ids),
         subsystem_ids=list(taxonomy.subsystem_ids),
         labels=labels,
-        schema=llm_schema.schema_text(reply_schema(taxonomy)),
+        schema=llm_schema.schema_text(
+            reply_schema(taxonomy, (language, second_language) if second_language else ())  # type: ignore[arg-type]
+        ),
     )
 
 

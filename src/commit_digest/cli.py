@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "classify",
     "fetch",
     "analyze",
+    "translate",
     "stats",
     "import_legacy",
     "nightly",

@@ -238,9 +238,14 @@ class AnalysisText(StrictModel):
     risks: tuple[Paragraph, ...] = Field(default=(), max_length=15)
     recommendations: tuple[Recommendation, ...] = Field(default=(), max_length=15)
     conclusion: Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000)] = ""
+    # Who worded a translation made on its own (`commit-digest translate`): model, day, language
+    # and the tokens it cost, which `stats` counts. None for the analysis's own wording and for a
+    # translation asked for in the analysis's request (its cost is in the analysis's provenance).
+    provenance: Provenance | None = None
 
 
-_TEXT_FIELDS = tuple(AnalysisText.model_fields)
+# The worded fields only: the analysis's own wording has the analysis's provenance.
+_TEXT_FIELDS = tuple(name for name in AnalysisText.model_fields if name != "provenance")
 
 
 class Analysis(StrictModel):

@@ -6,6 +6,9 @@ it, starts a batch, marks each commit pending and remembers the batch in the sto
 reply would (same validation); failed, expired or missing lines are stored as failed, so
 the next ``analyze`` (direct or batch) queues them again. A batch cannot retry inside
 itself, so a cut-off or invalid line is a failure here and is retried by the next run.
+
+``start_batch``, ``batch_results`` and ``reply_of_line`` are the mechanics ``translate_batch``
+shares.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer, utc_now
-from commit_digest.analysis.llm_client import BATCH_ENDPOINT, LlmClient, reply_from_body
+from commit_digest.analysis.llm_client import BATCH_ENDPOINT, BatchState, ChatReply, LlmClient, reply_from_body
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.prompt import PROMPT_VERSION
 from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, TokenUsage
@@ -58,11 +61,14 @@ class BatchReport:
     still_running: dict[str, str] = field(default_factory=dict)  # batch id -> status
     by_status: dict[AnalysisStatus, int] = field(default_factory=dict)
     usage: TokenUsage = field(default_factory=TokenUsage)
+    problems: list[str] = field(default_factory=list)  # "<sha>: <what went wrong>", listed last
 
     def count(self, analysis: Analysis) -> None:
-        status = analysis.provenance.status
+        self.tally(analysis.provenance.status, analysis.provenance.usage)
+
+    def tally(self, status: AnalysisStatus, used: TokenUsage | None) -> None:
         self.by_status[status] = self.by_status.get(status, 0) + 1
-        used = analysis.provenance.usage or TokenUsage()
+        used = used or TokenUsage()
         self.usage = TokenUsage(
             prompt_tokens=self.usage.prompt_tokens + used.prompt_tokens,
             completion_tokens=self.usage.completion_tokens + used.completion_tokens,
@@ -80,7 +86,20 @@ class BatchReport:
                 f"collected: {counts}; tokens: prompt {self.usage.prompt_tokens}, "
                 f"completion {self.usage.completion_tokens}"
             )
+        out += self.problems
         return out or ["nothing to do"]
+
+
+def start_batch(
+    client: LlmClient, requests: list[tuple[str, dict[str, object]]], *, file_name: str, metadata: dict[str, str]
+) -> tuple[BatchState, str]:
+    """Uploads one line per (custom id, request body) and starts a batch; its state and input file."""
+    lines = [
+        json.dumps({"custom_id": custom_id, "method": "POST", "url": BATCH_ENDPOINT, "body": body}, ensure_ascii=False)
+        for custom_id, body in requests
+    ]
+    file_id = client.upload_batch_file(("\n".join(lines) + "\n").encode("utf-8"), file_name)
+    return client.create_batch(file_id, metadata), file_id
 
 
 def submit(
@@ -95,20 +114,13 @@ def submit(
     records = records[:MAX_LINES_PER_BATCH]
     if not records:
         return report
-    lines = [
-        json.dumps(
-            {
-                "custom_id": custom_id_of(record),
-                "method": "POST",
-                "url": BATCH_ENDPOINT,
-                "body": analyzer.request_body(analyzer.prompt_for(record.commit)),
-            },
-            ensure_ascii=False,
-        )
-        for record in records
-    ]
-    file_id = client.upload_batch_file(("\n".join(lines) + "\n").encode("utf-8"), "commit-digest-batch.jsonl")
-    state = client.create_batch(file_id, {"tool": "commit-digest", "prompt_version": PROMPT_VERSION})
+    requests = [(custom_id_of(record), analyzer.request_body(analyzer.prompt_for(record.commit))) for record in records]
+    state, file_id = start_batch(
+        client,
+        requests,
+        file_name="commit-digest-batch.jsonl",
+        metadata={"tool": "commit-digest", "prompt_version": PROMPT_VERSION},
+    )
     batches = open_batches(store)
     submitted_at = clock()
     batches[state.id] = {
@@ -144,19 +156,34 @@ def _lines(text: str) -> list[dict[str, object]]:
     return parsed
 
 
-def _analysis_of_line(analyzer: LlmAnalyzer, record: CommitRecord, line: dict[str, object]) -> Analysis:
+def reply_of_line(line: dict[str, object]) -> ChatReply | str:
+    """The chat reply in one result line, or why the line holds none."""
     response = line.get("response") if isinstance(line.get("response"), dict) else None
     line_error = line.get("error")
     if response is None or response.get("status_code") != 200:  # type: ignore[union-attr]
         status = response.get("status_code") if response else None  # type: ignore[union-attr]
         reason = json.dumps(line_error or (response or {}).get("body"), ensure_ascii=False)[:500]  # type: ignore[union-attr]
-        return analyzer.unsuccessful(
-            record.commit, AnalysisStatus.FAILED, f"batch line failed (HTTP {status}): {reason}", TokenUsage()
-        )
+        return f"batch line failed (HTTP {status}): {reason}"
     try:
-        reply = reply_from_body(response.get("body"))  # type: ignore[union-attr]
+        return reply_from_body(response.get("body"))  # type: ignore[union-attr]
     except InvalidReplyError as error:
-        return analyzer.unsuccessful(record.commit, AnalysisStatus.FAILED, str(error), TokenUsage())
+        return str(error)
+
+
+def batch_results(client: LlmClient, state: BatchState) -> dict[str, dict[str, object]]:
+    """The result lines of a finished batch (output and error files), by custom id."""
+    results: dict[str, dict[str, object]] = {}
+    for file_id in (state.output_file_id, state.error_file_id):
+        if file_id:
+            for line in _lines(client.file_text(file_id)):
+                results[str(line.get("custom_id"))] = line
+    return results
+
+
+def _analysis_of_line(analyzer: LlmAnalyzer, record: CommitRecord, line: dict[str, object]) -> Analysis:
+    reply = reply_of_line(line)
+    if isinstance(reply, str):
+        return analyzer.unsuccessful(record.commit, AnalysisStatus.FAILED, reply, TokenUsage())
     verdict = analyzer.judge(reply)
     if verdict.analysis is not None:
         return analyzer.successful(record.commit, verdict.analysis, reply.usage)
@@ -178,11 +205,7 @@ def collect(store: AnalysisStore, analyzer: LlmAnalyzer, client: LlmClient) -> B
         if not state.finished:
             report.still_running[batch_id] = state.status
             continue
-        results: dict[str, dict[str, object]] = {}
-        for file_id in (state.output_file_id, state.error_file_id):
-            if file_id:
-                for line in _lines(client.file_text(file_id)):
-                    results[str(line.get("custom_id"))] = line
+        results = batch_results(client, state)
         commits = info.get("commits") if isinstance(info, dict) else None
         for custom_id in commits or ():
             repository, sha = split_custom_id(str(custom_id))

@@ -5,17 +5,22 @@ threads and processes), so a crash, Ctrl-C or kill -9 loses at most the requests
 Before a paid request a worker claims the commit in the store (a lease, see ``leases``) and
 looks again at what is stored: a commit another run is analysing, or has analysed since this
 run chose its commits, is skipped, so concurrent runs pay once per commit.
+
+``run_pool`` and ``claimed`` are the parts other paid passes share (``translate_pass``): a pool
+with a progress line that stops queued work on Ctrl-C, and a claim held while one item is paid for.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from rich.console import Console
@@ -31,6 +36,8 @@ from commit_digest.store import AnalysisStore
 logger = logging.getLogger("mkdocs.plugins.commit_digest.analysis")
 
 IsDone = Callable[[Analysis | None], bool]
+ItemT = TypeVar("ItemT")
+ResultT = TypeVar("ResultT")
 
 
 def is_current(analysis: Analysis | None, analyzer_name: str) -> bool:
@@ -105,6 +112,27 @@ class Claims:
 class Skip(Enum):
     CLAIMED = "another run is analysing it"
     DONE = "analysed by another run meanwhile"
+    TRANSLATING = "another run is translating it"
+    TRANSLATED = "translated by another run meanwhile, or its analysis replaced"
+
+
+@contextmanager
+def claimed(store: AnalysisStore, name: str, claims: Claims | None) -> Iterator[bool]:
+    """Holds the claim ``name`` while the block runs; yields False (and holds nothing) when another
+    run holds it. ``claims`` None: nothing is claimed (a free analyzer) and the block always runs."""
+    if claims is None:
+        yield True
+        return
+    holder = claims.holder
+    lease = holder.lease(now=claims.clock(), seconds=claims.seconds)
+    taken = store.acquire_lease(name, lease, lapsed=lambda held: lapsed(held, now=claims.clock(), host=holder.host))
+    if not taken:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        store.release_lease(name, holder.holder)
 
 
 @dataclass(frozen=True)
@@ -117,6 +145,9 @@ class Outcome:
 @dataclass
 class RunSummary:
     selected: int = 0
+    # The first line's words: "analysed 3 of 5 commits" or "translated 3 of 5 analyses".
+    verb: str = "analysed"
+    unit: str = "commits"
     by_status: dict[AnalysisStatus, int] = field(default_factory=dict)
     skipped: dict[Skip, int] = field(default_factory=dict)
     errors: int = 0  # commits whose analysis raised (a bug): not stored, retried next run
@@ -146,16 +177,24 @@ class RunSummary:
             return
         analysis = outcome.analysis
         assert analysis is not None, "an outcome is an analysis or a skip"
-        status = analysis.provenance.status
+        provenance = analysis.provenance
+        self.tally(outcome.record, provenance.status, provenance.usage, provenance.error)
+
+    def tally(self, record: CommitRecord, status: AnalysisStatus, used: TokenUsage | None, error: str | None) -> None:
+        """One paid item's result: its status, what it cost, and why when it is not ok."""
         self.by_status[status] = self.count(status) + 1
-        used = analysis.provenance.usage or TokenUsage()
+        used = used or TokenUsage()
         self.usage = TokenUsage(
             prompt_tokens=self.usage.prompt_tokens + used.prompt_tokens,
             completion_tokens=self.usage.completion_tokens + used.completion_tokens,
             cached_tokens=self.usage.cached_tokens + used.cached_tokens,
         )
         if status is not AnalysisStatus.OK:
-            self.problems.append(f"{outcome.record.commit.short_sha}: {status.value}: {analysis.provenance.error}")
+            self.problems.append(f"{record.commit.short_sha}: {status.value}: {error}")
+
+    def figures(self) -> tuple[int, int]:
+        """(failed, tokens) so far, for a progress line."""
+        return self.failed, self.usage.prompt_tokens + self.usage.completion_tokens
 
     def add_error(self, record: CommitRecord, error: Exception) -> None:
         self.errors += 1
@@ -167,7 +206,7 @@ class RunSummary:
             counts.append(f"error {self.errors}")
         skipped = [f"{count} skipped: {reason.value}" for reason, count in self.skipped.items()]
         return [
-            f"analysed {self.analysed} of {self.selected} commits in {self.seconds:.1f} s: "
+            f"{self.verb} {self.analysed} of {self.selected} {self.unit} in {self.seconds:.1f} s: "
             + (", ".join(counts) or "nothing to do"),
             *skipped,
             f"tokens: prompt {self.usage.prompt_tokens} (cached {self.usage.cached_tokens}), "
@@ -176,9 +215,9 @@ class RunSummary:
         ]
 
 
-def _progress(console: Console) -> Progress:
+def _progress(console: Console, doing: str) -> Progress:
     return Progress(
-        TextColumn("[bold]analysing"),
+        TextColumn(f"[bold]{doing}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("failed {task.fields[failed]}"),
@@ -200,17 +239,9 @@ class _Worker:
     replace: IsDone | None
 
     def __call__(self, record: CommitRecord) -> Outcome:
-        claims = self.claims
-        name = lease_name(*record.key)
-        if claims is not None:
-            holder = claims.holder
-            lease = holder.lease(now=claims.clock(), seconds=claims.seconds)
-            taken = self.store.acquire_lease(
-                name, lease, lapsed=lambda held: lapsed(held, now=claims.clock(), host=holder.host)
-            )
+        with claimed(self.store, lease_name(*record.key), self.claims) as taken:
             if not taken:
                 return Outcome(record, skipped=Skip.CLAIMED)
-        try:
             stored = self.store.get(*record.key)
             if stored is not None and self.is_done(stored.analysis) and stored.analysis != record.analysis:
                 return Outcome(record, skipped=Skip.DONE)
@@ -218,9 +249,41 @@ class _Worker:
             analysis = self.analyzer.analyze(commit)
             self.store.merge(CommitRecord(commit=commit, analysis=analysis), replace=self.replace)
             return Outcome(record, analysis=analysis)
-        finally:
-            if claims is not None:
-                self.store.release_lease(name, claims.holder.holder)
+
+
+def run_pool(
+    items: Sequence[ItemT],
+    work: Callable[[ItemT], ResultT],
+    *,
+    concurrency: int,
+    console: Console,
+    doing: str,
+    on_result: Callable[[ItemT, ResultT], None],
+    on_error: Callable[[ItemT, Exception], None],
+    figures: Callable[[], tuple[int, int]],
+) -> None:
+    """Runs ``work`` on ``items`` with up to ``concurrency`` at once, a progress line saying
+    ``doing``; ``figures`` gives the line's (failed, tokens) so far. ``work`` stores its own
+    result; a raising item goes to ``on_error`` (called inside the ``except``) and the rest go on."""
+    with _progress(console, doing) as progress, ThreadPoolExecutor(max_workers=concurrency) as pool:
+        task = progress.add_task(doing, total=len(items), failed=0, tokens=0)
+        futures: dict[Future[ResultT], ItemT] = {pool.submit(work, item): item for item in items}
+        try:
+            for future in as_completed(futures):
+                item = futures[future]
+                try:
+                    result = future.result()
+                except Exception as error:  # noqa: BLE001 - one item's bug must not stop the paid work of the rest
+                    on_error(item, error)
+                else:
+                    on_result(item, result)
+                failed, tokens = figures()
+                progress.update(task, advance=1, failed=failed, tokens=tokens)
+        except BaseException:
+            # Ctrl-C: stop queued work; what finished is stored, requests in flight finish and
+            # store their answers before the process exits.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def run_analysis(
@@ -243,29 +306,20 @@ def run_analysis(
     """
     summary = RunSummary(selected=len(records))
     started = clock()
-    console = console or Console(stderr=True)
-    worker = _Worker(store, analyzer, is_done, claims, replace)
-    with _progress(console) as progress, ThreadPoolExecutor(max_workers=concurrency) as pool:
-        task = progress.add_task("analyse", total=len(records), failed=0, tokens=0)
-        futures: dict[Future[Outcome], CommitRecord] = {pool.submit(worker, record): record for record in records}
-        try:
-            for future in as_completed(futures):
-                record = futures[future]
-                try:
-                    summary.add(future.result())
-                except Exception as error:
-                    logger.exception("%s: the analysis raised; it is retried next run", record.commit.short_sha)
-                    summary.add_error(record, error)
-                progress.update(
-                    task,
-                    advance=1,
-                    failed=summary.failed,
-                    tokens=summary.usage.prompt_tokens + summary.usage.completion_tokens,
-                )
-        except BaseException:
-            # Ctrl-C: stop queued work; what finished is stored, requests in flight finish and
-            # store their answers before the process exits.
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+
+    def failed(record: CommitRecord, error: Exception) -> None:
+        logger.exception("%s: the analysis raised; it is retried next run", record.commit.short_sha)
+        summary.add_error(record, error)
+
+    run_pool(
+        records,
+        _Worker(store, analyzer, is_done, claims, replace),
+        concurrency=concurrency,
+        console=console or Console(stderr=True),
+        doing="analysing",
+        on_result=lambda record, outcome: summary.add(outcome),
+        on_error=failed,
+        figures=summary.figures,
+    )
     summary.seconds = clock() - started
     return summary

@@ -1,8 +1,10 @@
 """`stats`: LLM token usage per day and model, with an estimated cost from llm.prices.
 
-Counts the usage stored with every LLM attempt the store still holds: the kept analysis
-and the newest failed attempt of each commit. Earlier failed attempts that a later one
-replaced are not kept, so the figures are a lower bound. Batch API discounts are not
+Counts the usage stored with every LLM attempt the store still holds: the kept analysis,
+the newest failed attempt of each commit, and each translation `translate` made (counted in
+its model's row, on the day it was made; a wording asked for in the analysis's own request is
+in the analysis's usage). Earlier failed attempts that a later one replaced, and failed
+translations, are not kept, so the figures are a lower bound. Batch API discounts are not
 applied (prices are per model, as configured).
 """
 
@@ -26,6 +28,7 @@ class UsageRow:
     day: date
     model: str
     analyses: int = 0
+    translations: int = 0
     prompt_tokens: int = 0
     cached_tokens: int = 0
     completion_tokens: int = 0
@@ -42,23 +45,30 @@ class UsageRow:
         ) / 1e6
 
 
-def _attempts(record: CommitRecord) -> Iterable[Provenance]:
+def _attempts(record: CommitRecord) -> Iterable[tuple[Provenance, bool]]:
+    """Every paid attempt the record keeps, each with whether it was a translation."""
     if record.analysis is not None:
-        yield record.analysis.provenance
+        yield record.analysis.provenance, False
+        for text in record.analysis.translations.values():
+            if text.provenance is not None:
+                yield text.provenance, True
     if record.failure is not None:
-        yield record.failure
+        yield record.failure, False
 
 
 def usage_rows(records: Iterable[CommitRecord], zone: ZoneInfo) -> list[UsageRow]:
     rows: dict[tuple[date, str], UsageRow] = {}
     for record in records:
-        for provenance in _attempts(record):
+        for provenance, translation in _attempts(record):
             if not provenance.is_llm or provenance.usage is None:
                 continue
             day = provenance.created_at.astimezone(zone).date()
             model = provenance.analyzer.removeprefix("llm:")
             row = rows.setdefault((day, model), UsageRow(day, model))
-            row.analyses += 1
+            if translation:
+                row.translations += 1
+            else:
+                row.analyses += 1
             row.prompt_tokens += provenance.usage.prompt_tokens
             row.cached_tokens += provenance.usage.cached_tokens
             row.completion_tokens += provenance.usage.completion_tokens
@@ -66,7 +76,7 @@ def usage_rows(records: Iterable[CommitRecord], zone: ZoneInfo) -> list[UsageRow
 
 
 def format_table(rows: list[UsageRow], prices: dict[str, ModelPrice]) -> list[str]:
-    header = ("day", "model", "analyses", "prompt", "cached", "completion", "est. cost USD")
+    header = ("day", "model", "analyses", "translations", "prompt", "cached", "completion", "est. cost USD")
     body: list[tuple[str, ...]] = []
     totals: dict[str, Any] = defaultdict(int)
     total_cost = 0.0
@@ -82,19 +92,21 @@ def format_table(rows: list[UsageRow], prices: dict[str, ModelPrice]) -> list[st
                 row.day.isoformat(),
                 row.model,
                 str(row.analyses),
+                str(row.translations),
                 str(row.prompt_tokens),
                 str(row.cached_tokens),
                 str(row.completion_tokens),
                 "n/a" if cost is None else f"{cost:.4f}",
             )
         )
-        for name in ("analyses", "prompt_tokens", "cached_tokens", "completion_tokens"):
+        for name in ("analyses", "translations", "prompt_tokens", "cached_tokens", "completion_tokens"):
             totals[name] += getattr(row, name)
     body.append(
         (
             "total",
             "",
             str(totals["analyses"]),
+            str(totals["translations"]),
             str(totals["prompt_tokens"]),
             str(totals["cached_tokens"]),
             str(totals["completion_tokens"]),
@@ -115,8 +127,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "stats",
         help="LLM token usage per day and model, with estimated cost",
-        description="Totals of the prompt, cached and completion tokens stored with LLM analyses, per day "
-        "(of the analysis, site time zone) and model, priced with llm.prices (USD per million tokens).",
+        description="Totals of the prompt, cached and completion tokens stored with LLM analyses and "
+        "translations, per day (of the analysis or translation, site time zone) and model, priced with "
+        "llm.prices (USD per million tokens).",
     )
     add_common_options(parser, repository=True)
     parser.set_defaults(handler=run_stats)

@@ -1,0 +1,275 @@
+"""Translating a stored analysis's wording into another language: one request per commit and language.
+
+The analysis's own wording goes to the model as JSON between marker lines with a random boundary:
+it was written from third-party text, so it is data, never instructions. The reply is validated
+strictly — the schema, the length caps of ``models.AnalysisText``, no echo of the instructions —
+and must keep the source's structure (as many items in every list, the same insights present),
+so a translation cannot quietly drop or add anything. Type, importance and labels are the same
+in every language and are not sent.
+
+Like the analyzer, nothing raises past one translation: a fault becomes a failed or refused
+``TranslationResult`` with its reason and the tokens it cost. An invalid reply is asked again
+once; a reply cut off at the output limit is not (the same text would be cut off again).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from commit_digest.analysis import llm_schema
+from commit_digest.analysis.llm_analyzer import Clock, add_usage, llm_analyzer_name, utc_now
+from commit_digest.analysis.llm_client import ChatReply, LlmClient, strict_schema_of
+from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.analysis.prompt import LANGUAGE_NAMES, new_boundary, render
+from commit_digest.models import (
+    Analysis,
+    AnalysisStatus,
+    AnalysisText,
+    Commit,
+    LanguageCode,
+    Provenance,
+    TokenUsage,
+)
+from commit_digest.settings import DigestSettings
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
+
+# Bump when a template or the schema changes (stored translations are kept: they say the same).
+TRANSLATE_PROMPT_VERSION = "translate-1"
+# A marker only the system message contains: a reply holding it has echoed the instructions.
+TRANSLATE_CANARY = "CD-CANARY-3f8d2a6c41"
+# The caps of models.AnalysisText: a translation must fit where its source fits.
+SHORT_CAP = 300
+NOTE_CAP = 1000
+PARAGRAPH_CAP = 2000
+
+_Short = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=SHORT_CAP)]
+_Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=NOTE_CAP)]
+_Paragraph = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=PARAGRAPH_CAP)]
+_Conclusion = Annotated[str, StringConstraints(strip_whitespace=True, max_length=PARAGRAPH_CAP)]
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TranslatedImpact(_Reply):
+    area: _Short
+    note: _Note = Field(description="empty when the source's note is empty")
+
+
+class TranslatedInsights(_Reply):
+    architecture: _Paragraph | None = Field(description="null when the source's is null")
+    performance: _Paragraph | None = Field(description="null when the source's is null")
+    security: _Paragraph | None = Field(description="null when the source's is null")
+    maintainability: _Paragraph | None = Field(description="null when the source's is null")
+    compatibility: _Paragraph | None = Field(description="null when the source's is null")
+
+
+class TranslatedRecommendation(_Reply):
+    audience: _Short
+    advice: _Paragraph
+
+
+class LlmTranslation(_Reply):
+    """The worded fields of one analysis in the target language (models.AnalysisText, all required)."""
+
+    summary: list[_Paragraph] = Field(min_length=1, max_length=12)
+    impact_scope: list[TranslatedImpact] = Field(max_length=30)
+    insights: TranslatedInsights
+    risks: list[_Paragraph] = Field(max_length=15)
+    recommendations: list[TranslatedRecommendation] = Field(max_length=15)
+    conclusion: _Conclusion = Field(description="empty when the source's conclusion is empty")
+
+
+@cache
+def translation_schema() -> dict[str, Any]:
+    return llm_schema.sendable_schema(strict_schema_of(LlmTranslation))
+
+
+def source_json(text: AnalysisText) -> str:
+    """The wording to translate as the model reads it: its fields only, no provenance."""
+    return json.dumps(text.model_dump(mode="json", exclude={"provenance"}), ensure_ascii=False, indent=1)
+
+
+def structure_problem(source: AnalysisText, translated: LlmTranslation) -> str | None:
+    """Why ``translated`` does not have ``source``'s shape, or None when it does."""
+    problems = [
+        f"{name}: {len(translated_items)} items for {len(source_items)}"
+        for name, source_items, translated_items in (
+            ("summary", source.summary, translated.summary),
+            ("impact_scope", source.impact_scope, translated.impact_scope),
+            ("risks", source.risks, translated.risks),
+            ("recommendations", source.recommendations, translated.recommendations),
+        )
+        if len(source_items) != len(translated_items)
+    ]
+    for name in TranslatedInsights.model_fields:
+        if (getattr(source.insights, name) is None) != (getattr(translated.insights, name) is None):
+            problems.append(f"insights.{name}: {'missing' if getattr(source.insights, name) else 'added'}")
+    if bool(source.conclusion) != bool(translated.conclusion):
+        problems.append(f"conclusion: {'missing' if source.conclusion else 'added'}")
+    return "; ".join(problems) or None
+
+
+def parse_translation(content: str, *, source: AnalysisText, extract: bool) -> LlmTranslation:
+    """Validates a reply strictly: JSON, schema, caps, the source's structure, no leaked instructions."""
+    if TRANSLATE_CANARY in content:
+        raise InvalidReplyError("the reply repeats the instructions")
+    text = llm_schema.extract_json_object(content) if extract else content.strip()
+    try:
+        parsed = LlmTranslation.model_validate_json(text)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
+            for issue in error.errors(include_url=False)
+        )
+        raise InvalidReplyError(f"the reply does not match the schema: {problems[:1500]}") from error
+    problem = structure_problem(source, parsed)
+    if problem is not None:
+        raise InvalidReplyError(f"the translation does not keep the analysis's structure: {problem}")
+    return parsed
+
+
+@dataclass(frozen=True)
+class TranslationVerdict:
+    """What one reply means: a translation, a refusal, a cut-off, or an invalid reply."""
+
+    translation: LlmTranslation | None = None
+    refusal: str | None = None
+    cut_off: bool = False
+    invalid: str | None = None
+
+
+@dataclass(frozen=True)
+class TranslationResult:
+    """One translation attempt: the text to store (ok only), or the reason it failed."""
+
+    status: AnalysisStatus
+    usage: TokenUsage
+    text: AnalysisText | None = None
+    error: str | None = None
+
+
+class Translator:
+    """Translates analyses through an OpenAI-compatible chat endpoint. Building it sends nothing."""
+
+    def __init__(
+        self,
+        client: LlmClient,
+        settings: DigestSettings,
+        *,
+        clock: Clock = utc_now,
+        boundary_factory: Callable[[], str] = new_boundary,
+    ) -> None:
+        self._client = client
+        self._llm = settings.llm
+        self._repository = settings.repository
+        self._clock = clock
+        self._boundary_factory = boundary_factory
+        self.mode = settings.llm.output_mode
+
+    @property
+    def name(self) -> str:
+        return llm_analyzer_name(self._llm.model)
+
+    def system(self, source: LanguageCode, target: LanguageCode) -> str:
+        """The static instructions for one pair of languages: the same for every commit."""
+        return render(
+            "translate_system.j2",
+            repository_kind=self._repository,
+            source_name=LANGUAGE_NAMES[source],
+            target_name=LANGUAGE_NAMES[target],
+            canary=TRANSLATE_CANARY,
+            paragraph_cap=PARAGRAPH_CAP,
+            note_cap=NOTE_CAP,
+            short_cap=SHORT_CAP,
+            schema=llm_schema.schema_text(translation_schema()),
+        )
+
+    def request_body(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> dict[str, Any]:
+        """The request translating ``analysis``'s own wording into ``target``."""
+        wording = source_json(analysis.text())
+        boundary = self._boundary_factory()
+        while boundary in wording or boundary in commit.title:  # a guessed boundary must not close the data
+            boundary = new_boundary()
+        user = render(
+            "translate.j2",
+            boundary=boundary,
+            repository=commit.repository,
+            sha=commit.sha,
+            title=commit.title,
+            analysis=wording,
+            target_name=LANGUAGE_NAMES[target],
+        )
+        messages = [
+            {"role": "system", "content": self.system(analysis.language, target)},
+            {"role": "user", "content": user},
+        ]
+        return self._client.chat_body(messages, mode=self.mode, schema=translation_schema())
+
+    def judge(self, reply: ChatReply, source: AnalysisText) -> TranslationVerdict:
+        if reply.refusal or reply.finish_reason == "content_filter":
+            return TranslationVerdict(
+                refusal=(reply.refusal or "the provider's content filter stopped the reply").strip()
+            )
+        if reply.finish_reason == "length":
+            return TranslationVerdict(cut_off=True)
+        if not reply.content:
+            return TranslationVerdict(invalid="the reply is empty")
+        try:
+            translation = parse_translation(reply.content, source=source, extract=self.mode == "text")
+        except InvalidReplyError as error:
+            return TranslationVerdict(invalid=str(error))
+        return TranslationVerdict(translation=translation)
+
+    def result(self, verdict: TranslationVerdict, target: LanguageCode, usage: TokenUsage) -> TranslationResult:
+        """The result of a final verdict (an invalid reply here is a failure: no more asking)."""
+        if verdict.translation is not None:
+            return TranslationResult(AnalysisStatus.OK, usage, text=self.text(verdict.translation, target, usage))
+        if verdict.refusal is not None:
+            return TranslationResult(AnalysisStatus.REFUSED, usage, error=f"the model refused: {verdict.refusal}")
+        if verdict.cut_off:
+            return TranslationResult(
+                AnalysisStatus.FAILED,
+                usage,
+                error=f"the reply was cut off at {self._llm.max_output_tokens} output tokens "
+                "(raise llm.max_output_tokens)",
+            )
+        return TranslationResult(AnalysisStatus.FAILED, usage, error=f"invalid reply: {verdict.invalid}")
+
+    def translate(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> TranslationResult:
+        """``analysis``'s own wording in ``target``; an invalid reply is asked again once."""
+        source = analysis.text()
+        body = self.request_body(commit, analysis, target)
+        usage = TokenUsage()
+        retried = False
+        while True:
+            try:
+                reply = self._client.chat(body)
+            except LlmError as error:
+                return TranslationResult(AnalysisStatus.FAILED, usage, error=str(error))
+            usage = add_usage(usage, reply.usage)
+            verdict = self.judge(reply, source)
+            if verdict.invalid is None or retried:
+                return self.result(verdict, target, usage)
+            retried = True
+            logger.info("%s: invalid translation (%s); asking once more", commit.short_sha, verdict.invalid)
+
+    def text(self, translation: LlmTranslation, target: LanguageCode, usage: TokenUsage) -> AnalysisText:
+        """The stored translation, with who made it and what it cost (``stats`` counts it)."""
+        provenance = Provenance(
+            analyzer=self.name,
+            prompt_version=TRANSLATE_PROMPT_VERSION,
+            created_at=self._clock(),
+            language=target,
+            usage=usage,
+        )
+        return AnalysisText.model_validate({**translation.model_dump(), "provenance": provenance})

@@ -1,0 +1,121 @@
+"""`translate`: every stored ok analysis (LLM or legacy) that lacks one of the site's languages gets
+that wording from the LLM, stored at once; a second run sends nothing.
+
+Exit status 0 when every selected translation was stored (or, for ``--batch submit``, sent),
+1 when some failed or were refused (nothing is stored for them; the next run asks again),
+2 on errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from typing import Any
+
+from rich.console import Console
+
+from commit_digest.analysis.runner import Selection
+from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.errors import InputError
+from commit_digest.languages import analysis_languages
+from commit_digest.models import AnalysisStatus
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-08") from error
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "translate",
+        help="word stored analyses in the site's other languages with an LLM (OPENAI_API_KEY, OPENAI_BASE_URL)",
+        description="Translates the wording of every stored ok analysis (LLM or legacy; the site words "
+        "offline ones itself) that lacks one of the site's languages (languages in mkdocs.yml), one "
+        "request per commit and language, and stores each translation as it arrives. A second run "
+        "sends nothing.",
+    )
+    add_common_options(parser, repository=True)
+    parser.add_argument("--model", default=None, help="model name (default: llm.model in mkdocs.yml)")
+    parser.add_argument(
+        "--language",
+        choices=("zh", "en"),
+        default=None,
+        help="translate into this language only (default: every language of the site)",
+    )
+    parser.add_argument(
+        "--output-mode",
+        choices=("json_schema", "json_object", "text"),
+        default=None,
+        help="structured output: json_schema (default), or a fallback for servers without it",
+    )
+    parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default 120)")
+    parser.add_argument(
+        "--limit", type=int, default=None, metavar="K", help="translate the analyses of at most K commits, newest first"
+    )
+    parser.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="first day (site time zone)")
+    parser.add_argument("--until", type=_day, default=None, metavar="YYYY-MM-DD", help="last day (site time zone)")
+    parser.add_argument(
+        "--batch",
+        choices=("submit", "collect"),
+        default=None,
+        help="use the Batch API: submit the translations, or collect finished batches",
+    )
+    parser.set_defaults(handler=run_translate)
+
+
+def run_translate(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    llm = {
+        key: value
+        for key, value in {
+            "model": args.model,
+            "concurrency": args.concurrency,
+            "timeout_seconds": args.timeout,
+            "output_mode": args.output_mode,
+        }.items()
+        if value is not None
+    }
+    settings = settings_from_args(args, llm=llm or None)
+    languages = (args.language,) if args.language else analysis_languages(settings)
+    selection = Selection(
+        zone=settings.zone, repository=settings.repository, since=args.since, until=args.until, limit=args.limit
+    )
+    console = Console(stderr=True)
+    # The openai SDK takes a third of a second to import: only the commands that call it pay.
+    from commit_digest.analysis import translate_batch
+    from commit_digest.analysis.llm_client import LlmClient
+    from commit_digest.analysis.translate_pass import translate_all, translation_jobs
+    from commit_digest.analysis.translation import Translator
+
+    client = LlmClient(settings.llm)
+    try:
+        translator = Translator(client, settings)
+        with open_store(settings) as store:
+            if args.batch == "collect":
+                report = translate_batch.collect(store, translator, client)
+                _report(console, report.lines())
+                return 0 if set(report.by_status) <= {AnalysisStatus.OK} else 1
+            jobs = translation_jobs(
+                store.records(settings.repository),
+                languages,
+                selection,
+                exclude=translate_batch.translations_in_open_batches(store),
+            )
+            if args.batch == "submit":
+                _report(console, translate_batch.submit(store, translator, client, jobs).lines())
+                return 0
+            summary = translate_all(store, translator, jobs, settings.llm, console=console)
+    finally:
+        client.close()
+    _report(console, summary.lines())
+    return 0 if summary.all_ok else 1
+
+
+def _report(console: Console, lines: list[str]) -> None:
+    for line in lines:
+        console.print(line, markup=False, highlight=False)

@@ -245,7 +245,8 @@ class AnalysisText(StrictModel):
 
 
 # The worded fields only: the analysis's own wording has the analysis's provenance.
-_TEXT_FIELDS = tuple(name for name in AnalysisText.model_fields if name != "provenance")
+# The fields an analysis and its translations word (a translation's provenance is its own).
+TEXT_FIELDS: tuple[str, ...] = tuple(name for name in AnalysisText.model_fields if name != "provenance")
 
 
 class Analysis(StrictModel):
@@ -293,7 +294,7 @@ class Analysis(StrictModel):
 
     def text(self) -> AnalysisText:
         """This analysis's own wording (only for an ok analysis: it has a summary)."""
-        return AnalysisText.model_validate({name: getattr(self, name) for name in _TEXT_FIELDS})
+        return AnalysisText.model_validate({name: getattr(self, name) for name in TEXT_FIELDS})
 
     def in_language(self, language: LanguageCode) -> Analysis | None:
         """This analysis worded in ``language`` (its own or a translation), or None when it has none."""
@@ -302,7 +303,7 @@ class Analysis(StrictModel):
         translation = self.translations.get(language)
         if translation is None:
             return None
-        worded = {name: getattr(translation, name) for name in _TEXT_FIELDS}
+        worded = {name: getattr(translation, name) for name in TEXT_FIELDS}
         provenance = self.provenance.model_copy(update={"language": language})
         return self.model_copy(update={**worded, "provenance": provenance})
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from commit_digest.analysis.offline import OfflineAnalyzer
-from commit_digest.models import Analysis, AnalysisText, CommitRecord, LanguageCode
+from commit_digest.models import TEXT_FIELDS, Analysis, CommitRecord, LanguageCode
 from commit_digest.taxonomy import Taxonomy
 
 
@@ -46,6 +46,6 @@ class Wording:
         # The stored labels, type and importance stay (they are what the site lists the commit
         # under); only the words are the rules' in this language.
         text = self._offline.analyze(record.commit).text()
-        fields = {name: getattr(text, name) for name in AnalysisText.model_fields}
+        fields = {name: getattr(text, name) for name in TEXT_FIELDS}
         provenance = stored.provenance.model_copy(update={"language": self.language})
         return stored.model_copy(update={**fields, "provenance": provenance})

@@ -8,24 +8,22 @@ refused or are pending (they are stored so and picked up by the next run), 2 on 
 from __future__ import annotations
 
 import argparse
-from datetime import date
 from typing import Any
 
 from rich.console import Console
 
 from commit_digest.analysis.runner import Selection
-from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.commands.common import (
+    add_common_options,
+    add_llm_options,
+    llm_overrides,
+    open_store,
+    settings_from_args,
+)
 from commit_digest.errors import InputError
 from commit_digest.models import AnalysisStatus
 from commit_digest.settings import DigestSettings
 from commit_digest.taxonomy import Taxonomy, load_taxonomy
-
-
-def _day(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-08") from error
 
 
 def register(subparsers: Any) -> None:
@@ -37,19 +35,8 @@ def register(subparsers: Any) -> None:
         "store: a second run sends nothing.",
     )
     add_common_options(parser, repository=True)
-    parser.add_argument("--model", default=None, help="model name (default: llm.model in mkdocs.yml)")
     parser.add_argument("--language", choices=("zh", "en"), default=None, help="language of the analyses")
-    parser.add_argument(
-        "--output-mode",
-        choices=("json_schema", "json_object", "text"),
-        default=None,
-        help="structured output: json_schema (default), or a fallback for servers without it",
-    )
-    parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default 120)")
-    parser.add_argument("--limit", type=int, default=None, metavar="K", help="analyse at most K commits, newest first")
-    parser.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="first day (site time zone)")
-    parser.add_argument("--until", type=_day, default=None, metavar="YYYY-MM-DD", help="last day (site time zone)")
+    add_llm_options(parser, what="analyse")
     parser.add_argument("--reanalyze", action="store_true", help="analyse again even when a current analysis exists")
     parser.add_argument(
         "--offline",
@@ -67,21 +54,9 @@ def register(subparsers: Any) -> None:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    if args.limit is not None and args.limit < 1:
-        raise InputError("--limit must be at least 1")
     if args.offline and args.batch is not None:
         raise InputError("--offline and --batch do not go together: the offline analyzer sends no request")
-    llm = {
-        key: value
-        for key, value in {
-            "model": args.model,
-            "concurrency": args.concurrency,
-            "timeout_seconds": args.timeout,
-            "output_mode": args.output_mode,
-        }.items()
-        if value is not None
-    }
-    settings = settings_from_args(args, llm=llm or None, language=args.language)
+    settings = settings_from_args(args, llm=llm_overrides(args), language=args.language)
     taxonomy = load_taxonomy(settings.taxonomy, settings.taxonomy_file)
     console = Console(stderr=True)
     if args.offline:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,42 @@ def add_common_options(parser: argparse.ArgumentParser, *, repository: bool = Fa
         parser.add_argument(
             "--repo", default=None, metavar="OWNER/NAME", help="the repository (default: from settings)"
         )
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-08") from error
+
+
+def add_llm_options(parser: argparse.ArgumentParser, *, what: str) -> None:
+    """The options of the commands that send LLM requests (``what`` they do to at most K commits)."""
+    parser.add_argument("--model", default=None, help="model name (default: llm.model in mkdocs.yml)")
+    parser.add_argument(
+        "--output-mode",
+        choices=("json_schema", "json_object", "text"),
+        default=None,
+        help="structured output: json_schema (default), or a fallback for servers without it",
+    )
+    parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default 120)")
+    parser.add_argument("--limit", type=int, default=None, metavar="K", help=f"{what} at most K commits, newest first")
+    parser.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="first day (site time zone)")
+    parser.add_argument("--until", type=_day, default=None, metavar="YYYY-MM-DD", help="last day (site time zone)")
+
+
+def llm_overrides(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The llm settings given by ``add_llm_options``' flags (None when none was given)."""
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    given = {
+        "model": args.model,
+        "concurrency": args.concurrency,
+        "timeout_seconds": args.timeout,
+        "output_mode": args.output_mode,
+    }
+    return {key: value for key, value in given.items() if value is not None} or None
 
 
 def add_durable_dir_option(parser: argparse.ArgumentParser) -> None:

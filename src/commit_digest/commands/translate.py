@@ -9,23 +9,20 @@ Exit status 0 when every selected translation was stored (or, for ``--batch subm
 from __future__ import annotations
 
 import argparse
-from datetime import date
 from typing import Any
 
 from rich.console import Console
 
 from commit_digest.analysis.runner import Selection
-from commit_digest.commands.common import add_common_options, open_store, settings_from_args
-from commit_digest.errors import InputError
+from commit_digest.commands.common import (
+    add_common_options,
+    add_llm_options,
+    llm_overrides,
+    open_store,
+    settings_from_args,
+)
 from commit_digest.languages import analysis_languages
 from commit_digest.models import AnalysisStatus
-
-
-def _day(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-08") from error
 
 
 def register(subparsers: Any) -> None:
@@ -38,26 +35,13 @@ def register(subparsers: Any) -> None:
         "sends nothing.",
     )
     add_common_options(parser, repository=True)
-    parser.add_argument("--model", default=None, help="model name (default: llm.model in mkdocs.yml)")
     parser.add_argument(
         "--language",
         choices=("zh", "en"),
         default=None,
         help="translate into this language only (default: every language of the site)",
     )
-    parser.add_argument(
-        "--output-mode",
-        choices=("json_schema", "json_object", "text"),
-        default=None,
-        help="structured output: json_schema (default), or a fallback for servers without it",
-    )
-    parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default 120)")
-    parser.add_argument(
-        "--limit", type=int, default=None, metavar="K", help="translate the analyses of at most K commits, newest first"
-    )
-    parser.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="first day (site time zone)")
-    parser.add_argument("--until", type=_day, default=None, metavar="YYYY-MM-DD", help="last day (site time zone)")
+    add_llm_options(parser, what="translate the analyses of")
     parser.add_argument(
         "--batch",
         choices=("submit", "collect"),
@@ -68,19 +52,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_translate(args: argparse.Namespace) -> int:
-    if args.limit is not None and args.limit < 1:
-        raise InputError("--limit must be at least 1")
-    llm = {
-        key: value
-        for key, value in {
-            "model": args.model,
-            "concurrency": args.concurrency,
-            "timeout_seconds": args.timeout,
-            "output_mode": args.output_mode,
-        }.items()
-        if value is not None
-    }
-    settings = settings_from_args(args, llm=llm or None)
+    settings = settings_from_args(args, llm=llm_overrides(args))
     languages = (args.language,) if args.language else analysis_languages(settings)
     selection = Selection(
         zone=settings.zone, repository=settings.repository, since=args.since, until=args.until, limit=args.limit

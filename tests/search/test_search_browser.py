@@ -130,3 +130,9 @@ def test_the_navigation_links_the_search_page(page: Page, site_url: str) -> None
     page.get_by_role("link", name="搜索").first.click()
     page.wait_for_url(re.compile(r"/search/$"))
     assert page.locator("#digest-search-input").is_visible()
+
+
+def test_the_more_button_stays_hidden_until_there_are_more_results(page: Page, site_url: str) -> None:
+    # material's .md-button sets display, which once showed the hidden button on an empty page.
+    page.goto(site_url + "search/")
+    assert not page.is_visible("#digest-search-more")

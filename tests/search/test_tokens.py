@@ -30,6 +30,10 @@ def test_normalise_folds_width_and_case() -> None:
         ("缓存", "存"),  # one CJK character anywhere
         ("FlashInfer 后端", "flashinfer"),
         ("ｆｕｓｅｄ＿ｍｏｅ", "fused_moe"),
+        # An unspaced mixed query finds what its spaced form finds.
+        ("支持 FP8 的量化路径", "FP8量化"),
+        ("MoE 层的负载均衡", "MoE层"),
+        ("ROCm 上的注意力后端", "rocm注意力"),
     ],
 )
 def test_every_substring_is_found(text: str, query: str) -> None:
@@ -43,11 +47,17 @@ def test_every_substring_is_found(text: str, query: str) -> None:
         ("缓冲区", "缓存"),
         ("fused kernel moe", "fused_moe"),
         ("MI250", "MI300"),
-        ("FP8 GEMM 与 INT4 量化", "FP8量化"),  # both halves, but not touching
     ],
 )
 def test_unrelated_text_is_not_found(text: str, query: str) -> None:
     assert not contains_by_grams(text, query)
+
+
+@pytest.mark.parametrize(
+    ("unspaced", "spaced"), [("FP8量化", "FP8 量化"), ("MoE层", "MoE 层"), ("rocm注意力", "rocm 注意力")]
+)
+def test_a_mixed_script_query_asks_for_what_its_spaced_form_asks_for(unspaced: str, spaced: str) -> None:
+    assert query_grams(unspaced) == query_grams(spaced)
 
 
 def test_terms_split_at_any_whitespace() -> None:

@@ -133,11 +133,9 @@ def term_grams(term: str) -> list[str]:
     """The grams a document must hold to contain the (normalised) term; sorted, no repeats."""
     grams: set[str] = set()
     length = len(term)
-    previous: Run | None = None
+    # No junction gram: an unspaced mixed term ("fp8量化") finds what its spaced form finds, as
+    # readers expect; documents keep their junction grams for telling the two apart in ranking.
     for run in runs(term):
-        if previous is not None and previous.end == run.start:
-            grams.add(previous.text[-1] + run.text[0])
-        previous = run
         word = run.text
         if run.kind == CJK:
             if len(word) == 1:

@@ -86,11 +86,9 @@
   function termGrams(term) {
     var grams = new Set();
     var length = Array.from(term).length;
-    var previous = null;
+    // No junction gram: "fp8量化" finds what "fp8 量化" finds (see tokens.term_grams).
     runs(term).forEach(function (run) {
       var word = run.chars;
-      if (previous && previous.end === run.start) grams.add(previous.chars[previous.chars.length - 1] + word[0]);
-      previous = run;
       if (run.kind === "c") {
         ngrams(word, word.length === 1 ? 1 : 2, grams);
       } else if (word.length >= 3) {

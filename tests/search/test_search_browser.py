@@ -136,3 +136,11 @@ def test_the_more_button_stays_hidden_until_there_are_more_results(page: Page, s
     # material's .md-button sets display, which once showed the hidden button on an empty page.
     page.goto(site_url + "search/")
     assert not page.is_visible("#digest-search-more")
+
+
+def test_a_sha_prefix_and_a_pr_number_find_their_commit(page: Page, site: BuiltSite, site_url: str) -> None:
+    sha = sha_for("search-hostile")
+    assert type_query(page, site_url, sha[:8]) == [sha[:12]]  # a prefix pasted from a log
+    sample = site.page("days/2026-01-15")
+    pr, short = re.search(r'commits/([0-9a-f]{12})/">[^<]*?\(#(\d+)\)', sample).group(2, 1)
+    assert short in type_query(page, site_url, f"#{pr}")

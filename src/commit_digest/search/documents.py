@@ -37,7 +37,8 @@ def search_text(
     when it has no analysis yet); their zh and en names are searchable too.
     """
     commit = record.commit
-    parts: list[str] = [commit.title, commit.body, commit.author_name, commit.author_login or ""]
+    # The short sha too: a reader pastes a prefix from a log or a chat (7 characters or more).
+    parts: list[str] = [commit.sha[:12], commit.title, commit.body, commit.author_name, commit.author_login or ""]
     parts.extend(change.path for change in commit.files)
     if commit.pull_request is not None:
         if commit.pull_request.description != commit.body:

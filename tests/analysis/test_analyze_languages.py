@@ -12,7 +12,6 @@ from commit_digest.analysis.llm_client import strict_schema_of
 from commit_digest.analysis.llm_schema import LlmAnalysis, response_schema
 from commit_digest.analysis.prompt import PROMPT_VERSION, reply_schema, system_prompt
 from commit_digest.cli import main
-from commit_digest.languages import analysis_languages
 from commit_digest.models import AnalysisStatus, CommitRecord
 from commit_digest.settings import DigestSettings, load_settings
 from commit_digest.store import AnalysisStore
@@ -23,7 +22,7 @@ from tests.analysis.bilingual_replies import (
     language_responder,
     stored_analysis,
 )
-from tests.analysis.conftest import API_KEY, make_commit
+from tests.analysis.conftest import make_commit, write_config
 from tests.fakes.openai_server import FakeOpenAIServer, completion
 
 TAXONOMY = load_taxonomy()
@@ -38,17 +37,12 @@ plugins:
 
 
 def _config(tmp_path: Path, languages: str) -> Path:
-    path = tmp_path / "mkdocs.yml"
-    path.write_text(CONFIG.format(languages=languages), encoding="utf-8")
-    return path
+    return write_config(tmp_path, CONFIG.format(languages=languages))
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+@pytest.fixture(autouse=True)
+def _bilingual_replies(server: FakeOpenAIServer) -> None:
     server.responder = language_responder  # type: ignore[assignment]
-    return tmp_path / "cache"
 
 
 def _store(cache_dir: Path, numbers: range, **analyses: object) -> list[str]:
@@ -68,10 +62,10 @@ def _analyze(cache_dir: Path, config: Path, *extra: str) -> int:
     return main(["analyze", "-f", str(config), "--cache", str(cache_dir), *extra])
 
 
-def test_the_languages_helper_reads_the_list_or_the_one_language() -> None:
-    assert analysis_languages(DigestSettings()) == ("zh",)
-    assert analysis_languages(DigestSettings(language="en")) == ("en",)
-    assert analysis_languages(DigestSettings.model_validate({"languages": ["en", "zh"]})) == ("en", "zh")
+def test_settings_languages_are_the_list_or_the_one_language() -> None:
+    assert DigestSettings().languages == ("zh",)
+    assert DigestSettings(language="en").languages == ("en",)
+    assert DigestSettings.model_validate({"languages": ["en", "zh"]}).languages == ("en", "zh")
 
 
 def test_two_languages_cost_one_request_per_commit_and_store_both_wordings(
@@ -216,4 +210,4 @@ def test_the_batch_api_asks_for_both_languages_in_each_line(
 
 def test_the_settings_of_a_two_language_mkdocs_yml_reach_the_analyzer(tmp_path: Path) -> None:
     settings = load_settings(_config(tmp_path, "[en, zh]"))
-    assert settings.language == "en" and analysis_languages(settings) == ("en", "zh")
+    assert settings.language == "en" and settings.languages == ("en", "zh")

@@ -102,6 +102,31 @@ def start_batch(
     return client.create_batch(file_id, metadata), file_id
 
 
+def remember_batch(
+    store: AnalysisStore,
+    meta_key: str,
+    started: tuple[BatchState, str],
+    *,
+    model: str,
+    prompt_version: str,
+    submitted_at: datetime,
+    **lines: object,
+) -> None:
+    """Keeps an open batch in the store's metadata under ``meta_key`` (what collect reads back):
+    its input file, model, prompt version, time, and what its lines are for (``lines``)."""
+    state, file_id = started
+    batches = store.get_meta(meta_key)
+    batches = dict(batches) if isinstance(batches, dict) else {}
+    batches[state.id] = {
+        "input_file_id": file_id,
+        "model": model,
+        "prompt_version": prompt_version,
+        "submitted_at": submitted_at.isoformat(),
+        **lines,
+    }
+    store.set_meta(meta_key, batches)
+
+
 def submit(
     store: AnalysisStore,
     analyzer: LlmAnalyzer,
@@ -115,23 +140,24 @@ def submit(
     if not records:
         return report
     requests = [(custom_id_of(record), analyzer.request_body(analyzer.prompt_for(record.commit))) for record in records]
-    state, file_id = start_batch(
+    started = start_batch(
         client,
         requests,
         file_name="commit-digest-batch.jsonl",
         metadata={"tool": "commit-digest", "prompt_version": PROMPT_VERSION},
     )
-    batches = open_batches(store)
+    state = started[0]
     submitted_at = clock()
-    batches[state.id] = {
-        "input_file_id": file_id,
-        "model": client.settings.model,
-        "prompt_version": PROMPT_VERSION,
-        "language": analyzer.language,
-        "submitted_at": submitted_at.isoformat(),
-        "commits": [custom_id_of(record) for record in records],
-    }
-    store.set_meta(BATCHES_META, batches)
+    remember_batch(
+        store,
+        BATCHES_META,
+        started,
+        model=client.settings.model,
+        prompt_version=PROMPT_VERSION,
+        submitted_at=submitted_at,
+        language=analyzer.language,
+        commits=[custom_id_of(record) for record in records],
+    )
     for record in records:
         pending = analyzer.unsuccessful(
             record.commit,

@@ -30,7 +30,6 @@ from commit_digest.analysis.prompt import (
     reply_schema,
     system_prompt,
 )
-from commit_digest.languages import analysis_languages
 from commit_digest.models import Analysis, AnalysisStatus, Commit, TokenUsage
 from commit_digest.settings import DigestSettings
 from commit_digest.taxonomy import Classification, Taxonomy, classify
@@ -85,7 +84,7 @@ class LlmAnalyzer:
         self._clock = clock
         self._boundary_factory = boundary_factory
         # One language: the request of a one-language site, unchanged; two: both wordings at once.
-        self.languages = analysis_languages(settings)
+        self.languages = settings.languages
         self.language = self.languages[0]
         second = self.languages[1] if len(self.languages) > 1 else None
         self.mode = settings.llm.output_mode

@@ -20,6 +20,7 @@ from commit_digest.analysis.batch import (
     BatchReport,
     batch_results,
     custom_id_of,
+    remember_batch,
     reply_of_line,
     split_custom_id,
     start_batch,
@@ -90,21 +91,22 @@ def submit(
     requests = [
         (job_custom_id(job), translator.request_body(job.record.commit, job.analysis, job.language)) for job in jobs
     ]
-    state, file_id = start_batch(
+    started = start_batch(
         client,
         requests,
         file_name="commit-digest-translate-batch.jsonl",
         metadata={"tool": "commit-digest", "prompt_version": TRANSLATE_PROMPT_VERSION},
     )
-    batches = open_translate_batches(store)
-    batches[state.id] = {
-        "input_file_id": file_id,
-        "model": client.settings.model,
-        "prompt_version": TRANSLATE_PROMPT_VERSION,
-        "submitted_at": clock().isoformat(),
-        "translations": {job_custom_id(job): analysis_identity(job.analysis) for job in jobs},
-    }
-    store.set_meta(TRANSLATE_BATCHES_META, batches)
+    state = started[0]
+    remember_batch(
+        store,
+        TRANSLATE_BATCHES_META,
+        started,
+        model=client.settings.model,
+        prompt_version=TRANSLATE_PROMPT_VERSION,
+        submitted_at=clock(),
+        translations={job_custom_id(job): analysis_identity(job.analysis) for job in jobs},
+    )
     report.submitted[state.id] = len(jobs)
     logger.info("submitted translation batch %s with %s translations", state.id, len(jobs))
     return report

@@ -18,6 +18,7 @@ from commit_digest.commands.common import (
     add_llm_options,
     llm_overrides,
     open_store,
+    print_lines,
     settings_from_args,
 )
 from commit_digest.errors import InputError
@@ -75,10 +76,6 @@ def _selection(args: argparse.Namespace, settings: DigestSettings) -> Selection:
     )
 
 
-def _report(console: Console, lines: list[str]) -> None:
-    for line in lines:
-        console.print(line, markup=False, highlight=False)
-
 
 def _run_offline(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxonomy, console: Console) -> int:
     from commit_digest.analysis.offline import OfflineAnalyzer
@@ -87,7 +84,7 @@ def _run_offline(args: argparse.Namespace, settings: DigestSettings, taxonomy: T
     with open_store(settings) as store:
         analyzer = OfflineAnalyzer(taxonomy, settings.language)
         summary = analyse_offline(store, analyzer, _selection(args, settings), console=console)
-    _report(console, summary.lines())
+    print_lines(console, summary.lines())
     return 0 if summary.all_ok else 1
 
 
@@ -105,14 +102,14 @@ def _run_llm(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxon
         with open_store(settings) as store:
             if args.batch == "collect":
                 report = batch.collect(store, analyzer, client)
-                _report(console, report.lines())
+                print_lines(console, report.lines())
                 return 0 if not report.by_status or set(report.by_status) == {AnalysisStatus.OK} else 1
             if args.batch == "submit":
                 report = batch.submit(store, analyzer, client, records_for_llm(store, analyzer, selection))
-                _report(console, report.lines())
+                print_lines(console, report.lines())
                 return 0
             summary = analyse_with_llm(store, analyzer, settings.llm, selection, console=console)
     finally:
         client.close()
-    _report(console, summary.lines())
+    print_lines(console, summary.lines())
     return 0 if summary.all_ok else 1

@@ -8,6 +8,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from commit_digest.errors import InputError
 from commit_digest.settings import DigestSettings, load_settings
 from commit_digest.store import AnalysisStore
@@ -101,6 +103,12 @@ def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSett
         values["repository"] = args.repo
     values.update(overrides)
     return load_settings(config_file, values, flags=OPTION_FLAGS)
+
+
+def print_lines(console: Console, lines: list[str]) -> None:
+    """Report lines as written: commit text and paths in them are never read as rich markup."""
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
 
 
 def open_store(settings: DigestSettings) -> AnalysisStore:

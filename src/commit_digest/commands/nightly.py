@@ -25,7 +25,13 @@ from rich.console import Console
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
-from commit_digest.commands.common import add_common_options, add_durable_dir_option, open_store, settings_from_args
+from commit_digest.commands.common import (
+    add_common_options,
+    add_durable_dir_option,
+    open_store,
+    print_lines,
+    settings_from_args,
+)
 from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import CommitDigestError
 from commit_digest.settings import DigestSettings
@@ -91,7 +97,7 @@ def run_nightly(args: argparse.Namespace) -> int:
     verdict = "complete" if night.complete else "partial"
     if not built:
         verdict = "failed: the site was not built"
-    console.print(f"nightly: {verdict}", markup=False, highlight=False)
+    print_lines(console, [f"nightly: {verdict}"])
     if not built:
         return EXIT_FAILED
     return EXIT_COMPLETE if night.complete else EXIT_PARTIAL
@@ -108,8 +114,7 @@ def _step(night: NightReport, console: Console, name: str, body: Callable[[StepR
         report.lines.append(f"failed: {error}")
     report.seconds = time.perf_counter() - started
     night.steps.append(report)
-    for line in report.lines or ["done"]:
-        console.print(f"{name}: {line}", markup=False, highlight=False)
+    print_lines(console, [f"{name}: {line}" for line in report.lines or ["done"]])
     return report.ok
 
 

@@ -19,9 +19,9 @@ from commit_digest.commands.common import (
     add_llm_options,
     llm_overrides,
     open_store,
+    print_lines,
     settings_from_args,
 )
-from commit_digest.languages import analysis_languages
 from commit_digest.models import AnalysisStatus
 
 
@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
 
 def run_translate(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, llm=llm_overrides(args))
-    languages = (args.language,) if args.language else analysis_languages(settings)
+    languages = (args.language,) if args.language else settings.languages
     selection = Selection(
         zone=settings.zone, repository=settings.repository, since=args.since, until=args.until, limit=args.limit
     )
@@ -70,7 +70,7 @@ def run_translate(args: argparse.Namespace) -> int:
         with open_store(settings) as store:
             if args.batch == "collect":
                 report = translate_batch.collect(store, translator, client)
-                _report(console, report.lines())
+                print_lines(console, report.lines())
                 return 0 if set(report.by_status) <= {AnalysisStatus.OK} else 1
             jobs = translation_jobs(
                 store.records(settings.repository),
@@ -79,15 +79,11 @@ def run_translate(args: argparse.Namespace) -> int:
                 exclude=translate_batch.translations_in_open_batches(store),
             )
             if args.batch == "submit":
-                _report(console, translate_batch.submit(store, translator, client, jobs).lines())
+                print_lines(console, translate_batch.submit(store, translator, client, jobs).lines())
                 return 0
             summary = translate_all(store, translator, jobs, settings.llm, console=console)
     finally:
         client.close()
-    _report(console, summary.lines())
+    print_lines(console, summary.lines())
     return 0 if summary.all_ok else 1
 
-
-def _report(console: Console, lines: list[str]) -> None:
-    for line in lines:
-        console.print(line, markup=False, highlight=False)

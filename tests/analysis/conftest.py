@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +34,21 @@ def server(module_server: FakeOpenAIServer) -> FakeOpenAIServer:
     module_server.batch_status = "completed"
     module_server.batch_expire_after = None
     return module_server
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store folder, with the environment pointing the CLI's openai client at the fake server."""
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    return tmp_path / "cache"
+
+
+def write_config(folder: Path, text: str) -> Path:
+    """An mkdocs.yml with ``text`` in ``folder``, for commands run with ``-f``."""
+    path = folder / "mkdocs.yml"
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 @pytest.fixture
@@ -66,8 +82,7 @@ def analyzer(settings: DigestSettings, sleeps: list[float]) -> Iterator[LlmAnaly
 
 def patch_of(lines: int, name: str = "x") -> str:
     body = "\n".join(
-        f"+    {name}_{index} = compute_{name}(tensor, scale={index})  # kernel tuning"
-        for index in range(lines)
+        f"+    {name}_{index} = compute_{name}(tensor, scale={index})  # kernel tuning" for index in range(lines)
     )
     return f"@@ -1,3 +1,{lines + 3} @@\n def f():\n     pass\n{body}"
 
@@ -116,7 +131,5 @@ def make_commit(
                 patch_state=PatchState.INCLUDED,
             ),
         ),
-        pull_request=PullRequestInfo(number=pr, description=description, labels=("rocm",))
-        if description
-        else None,
+        pull_request=PullRequestInfo(number=pr, description=description, labels=("rocm",)) if description else None,
     )

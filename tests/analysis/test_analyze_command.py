@@ -26,13 +26,6 @@ INJECTIONS = (
 )
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-    return tmp_path / "cache"
-
-
 def _store_commits(cache_dir: Path, commits: list, *, offline_ok: tuple[int, ...] = ()) -> None:
     offline = OfflineAnalyzer(load_taxonomy())
     with AnalysisStore(cache_dir) as store:
@@ -97,9 +90,11 @@ def test_faults_leave_each_commit_stored_with_its_status_and_the_next_run_picks_
 
     server.reset()
     assert _analyze(cache_dir) == 0
-    assert {
-        request.json["messages"][1]["content"].split("Commit: ")[1][:40] for request in server.chat_requests
-    } == {refused.sha, failed_new.sha, failed_offline.sha}
+    assert {request.json["messages"][1]["content"].split("Commit: ")[1][:40] for request in server.chat_requests} == {
+        refused.sha,
+        failed_new.sha,
+        failed_offline.sha,
+    }
     assert all(record.status is AnalysisStatus.OK for record in _records(cache_dir).values())
 
 

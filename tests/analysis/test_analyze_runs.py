@@ -16,7 +16,7 @@ import pytest
 from commit_digest.cli import main
 from commit_digest.models import AnalysisStatus, CommitRecord
 from commit_digest.store import AnalysisStore
-from tests.analysis.conftest import API_KEY, make_commit
+from tests.analysis.conftest import make_commit, write_config
 from tests.fakes.openai_server import GATEWAY_PAGE, FakeOpenAIServer, analysis_content, completion
 
 CONFIG = """site_name: runs
@@ -30,16 +30,7 @@ plugins:
 
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
-    path = tmp_path / "mkdocs.yml"
-    path.write_text(CONFIG, encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def cache_dir(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-    return tmp_path / "cache"
+    return write_config(tmp_path, CONFIG)
 
 
 def _store(cache_dir: Path, count: int) -> list[str]:

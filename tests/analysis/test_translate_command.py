@@ -19,7 +19,7 @@ from commit_digest.leases import Lease
 from commit_digest.models import Analysis, CommitRecord
 from commit_digest.store import AnalysisStore
 from tests.analysis.bilingual_replies import language_responder, source_of, stored_analysis, translated
-from tests.analysis.conftest import API_KEY, make_commit
+from tests.analysis.conftest import make_commit, write_config
 from tests.fakes.openai_server import FakeOpenAIServer, completion, error
 
 REPOSITORY = "vllm-project/vllm"
@@ -36,17 +36,12 @@ plugins:
 
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
-    path = tmp_path / "mkdocs.yml"
-    path.write_text(CONFIG, encoding="utf-8")
-    return path
+    return write_config(tmp_path, CONFIG)
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+@pytest.fixture(autouse=True)
+def _bilingual_replies(server: FakeOpenAIServer) -> None:
     server.responder = language_responder  # type: ignore[assignment]
-    return tmp_path / "cache"
 
 
 def _store(cache_dir: Path, analyses: dict[int, Analysis | None]) -> list[str]:

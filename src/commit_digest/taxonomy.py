@@ -54,6 +54,12 @@ class LabelRule(_Frozen):
     words: tuple[str, ...] = ()
     words_exact: tuple[str, ...] = ()
     exclude_paths: tuple[str, ...] = ()
+    # Search only: words that mean the label, in any language. A query holding one also finds
+    # the others and every commit with the label.
+    synonyms: tuple[str, ...] = ()
+    # Search only: kinds of the label ("eagle" for speculative decoding). The label's synonyms
+    # find them; they do not find the whole label, as a reader asking for one kind wants that kind.
+    narrower: tuple[str, ...] = ()
 
     model_config = ConfigDict(extra="forbid", frozen=True, ignored_types=(cached_property,))
 

@@ -25,7 +25,7 @@ from commit_digest import api
 from commit_digest.errors import CommitDigestError
 from commit_digest.fetch import last_fetch_time
 from commit_digest.models import CommitRecord
-from commit_digest.search.page import SCRIPT, SEARCH_PAGE, STYLE, asset, search_page_markdown
+from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
 from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
@@ -282,7 +282,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         language = self.site_options.language
         if SEARCH_PAGE not in owned:
             files.append(File.generated(config, SEARCH_PAGE, content=search_page_markdown(language)))
-        for path in (SCRIPT, STYLE):
+        for path in ASSETS:
             if path not in owned:
                 files.append(File.generated(config, path, content=asset(path)))
         for path in (*STYLESHEETS, *SCRIPTS):

@@ -101,6 +101,88 @@ def test_partitions_by_quarter_and_newest_months_newest_first(
 def test_entry_encoding_round_trips() -> None:
     from array import array
 
-    entry = encode_entry("缓存", array("I", [0, 1, 200, 70000]))
-    assert decode_shard(entry + encode_entry("ab", array("I", [5]))) == {"缓存": [0, 1, 200, 70000], "ab": [5]}
+    entry = encode_entry("缓存", array("I", [0 << 2 | 3, 1 << 2 | 0, 200 << 2 | 1, 70000 << 2 | 2]))
+    assert decode_shard(entry + encode_entry("ab", array("I", [5 << 2]))) == {
+        "缓存": [(0, 3), (1, 0), (200, 1), (70000, 2)],
+        "ab": [(5, 0)],
+    }
     assert shard_count(0) == 1 and shard_count(10 * 1024 * 1024) == 512
+
+
+class CountingReader:
+    """The index files in memory, counting what a search reads."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files = files
+        self.paths: list[str] = []
+
+    def __call__(self, path: str) -> bytes:
+        self.paths.append(path)
+        return self.files[path]
+
+
+QUERIES = (*TERMS, "推测解码", "speculative decoding", "eagle", "kernel 缓存", "#31807", "rocm 注意力", "zzqx")
+
+
+def test_the_filter_never_hides_a_match(built) -> None:
+    files, _texts = built
+    for query in QUERIES:
+        assert search(files.__getitem__, query) == search(files.__getitem__, query, use_filter=False), query
+
+
+def test_a_query_with_no_match_reads_only_filter_blocks(
+    analysed_sample: list[CommitRecord], taxonomy: Taxonomy
+) -> None:
+    from datetime import timedelta
+
+    moved = []
+    for i, record in enumerate(analysed_sample):
+        committed = record.commit.committed_at - timedelta(days=100 * (i % 3))
+        moved.append(record.model_copy(update={"commit": record.commit.model_copy(update={"committed_at": committed})}))
+    index = build_index(moved, repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=taxonomy)
+    files = dict(search_files(search_documents(index, taxonomy), search_names(taxonomy, "zh"), commit_url="c/{sha}"))
+    assert len(json.loads(files[MANIFEST])["partitions"]) >= 3
+    reader = CountingReader(files)
+    assert search(reader, "quokkaplatypus 鸭嘴兽") == []
+    assert reader.paths[0] == MANIFEST
+    assert all(path.startswith("filter/") for path in reader.paths[1:]), reader.paths
+    assert sum(len(files[path]) for path in reader.paths[1:]) < 4096
+    # A word in one partition's commits only reads that partition's shards.
+    reader.paths.clear()
+    found = search(reader, "FlashInfer")
+    assert found
+    touched = {path.split("/")[0] for path in reader.paths if "/s/" in path}
+    holding = {path.split("/")[0] for path in reader.paths if "/d/" in path}
+    assert touched == holding
+
+
+def test_importance_and_days_filter(built, analysed_sample: list[CommitRecord]) -> None:
+    from datetime import date
+
+    files, _texts = built
+    rows = {row[0]: row for path, content in files.items() if "/d/" in path for row in json.loads(content)}
+    high = search(files.__getitem__, "", importance="high")
+    assert high and {rows[sha][3] for sha in high} == {"high"}
+    assert set(search(files.__getitem__, "修复", importance="high")) <= set(high)
+    day = date(2026, 1, 8)
+    on_day = search(files.__getitem__, "", importance="high", since=day, until=day)
+    assert on_day and {rows[sha][2] for sha in on_day} == {"2026-01-08"}
+    assert set(on_day) < set(high)
+
+
+def test_rows_hold_the_pull_request_an_excerpt_and_grams_their_best_field(built) -> None:
+    files, texts = built
+    rows = [row for path, content in files.items() if "/d/" in path for row in json.loads(content)]
+    assert len(rows) == len(texts) and all(len(row) == 9 for row in rows)
+    sample = next(row for row in rows if row[1].endswith("(#31807)"))
+    assert sample[7] == 31807 and sample[8]
+    assert search(files.__getitem__, "#31807")[0] == sample[0]
+    part = json.loads(files[MANIFEST])["partitions"][0]
+    assert sum(count for _day, count in part["days"]) == part["docs"]
+    shards = {}
+    for path, content in files.items():
+        if "/s/" in path:
+            shards.update(decode_shard(content))
+    position = [row[0] for row in rows].index(sample[0])
+    levels = dict(shards["^ne"])  # "[NemotronH] ..." starts the title
+    assert levels.get(position) == 3

@@ -1,6 +1,7 @@
-"""The search page in a real headless chromium: typing a Chinese and an English query shows the
-commits that contain them, the platform filter narrows them, "more" pages on, and commit text from
-the index shows as text.
+"""The search page in a real headless chromium: a query finds what the Python reference reader
+finds, ranked (known items first, title matches above body matches); results show their badge,
+chips and a marked excerpt; filters live in the address; synonyms and unspaced Chinese work; the
+keyboard drives it; commit text from the index shows as text.
 
 Playwright drives Debian's chromium (``executable_path``); ``playwright install`` never runs.
 """
@@ -24,6 +25,7 @@ from tests.site.factories import PAYLOADS, label, make_commit, ok_analysis, sha_
 pytestmark = pytest.mark.browser
 
 HOSTILE_TITLE = f"缓存 hostile {PAYLOADS[1]}"
+RARE = "zephyrquill"  # a made-up word: in one commit's title, and in a newer commit's body only
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +34,17 @@ def site(tmp_path_factory: pytest.TempPathFactory, analysed_sample: list[CommitR
         commit=make_commit("search-hostile", HOSTILE_TITLE, datetime(2026, 1, 16, 9, 0, tzinfo=UTC)),
         analysis=ok_analysis(Importance.HIGH, platforms=(label("rocm", "test"),)),
     )
-    return build_site(tmp_path_factory.mktemp("search-site"), [*analysed_sample, hostile])
+    in_title = CommitRecord(
+        commit=make_commit("rare-title", f"[Kernel] Tune the {RARE} path", datetime(2026, 1, 8, 9, 0, tzinfo=UTC)),
+        analysis=ok_analysis(Importance.LOW),
+    )
+    in_body = CommitRecord(
+        commit=make_commit(
+            "rare-body", "[Misc] Tidy the engine loop", datetime(2026, 1, 16, 9, 0, tzinfo=UTC), body=f"See {RARE}."
+        ),
+        analysis=ok_analysis(Importance.HIGH),
+    )
+    return build_site(tmp_path_factory.mktemp("search-site"), [*analysed_sample, hostile, in_title, in_body])
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +66,14 @@ def page(browser: Browser) -> Iterator[Page]:
     context.close()
 
 
-def expected(site: BuiltSite, query: str, **filters: list[str]) -> list[str]:
-    """What the Python reference reader finds in the same index files."""
-    return search(lambda path: (site.site / "search" / path).read_bytes(), query, **filters)
+def expected(site: BuiltSite, query: str, **filters: object) -> list[str]:
+    """What the Python reference reader finds in the same index files (newest first)."""
+    return search(lambda path: (site.site / "search" / path).read_bytes(), query, **filters)  # type: ignore[arg-type]
+
+
+def ranked(page: Page, query: str, **filters: str) -> list[str]:
+    """Every match of a query as the client ranks it."""
+    return page.evaluate("([query, filters]) => digestSearch(query, filters)", [query, filters])["ids"]
 
 
 def type_query(page: Page, site_url: str, query: str) -> list[str]:
@@ -75,54 +92,65 @@ def wait_for_results(page: Page) -> list[str]:
             && list.getAttribute('data-platform') === document.querySelector('#digest-search-platform').value;
         }"""
     )
-    links = page.locator("#digest-search-results a").evaluate_all("(links) => links.map((a) => a.href)")
+    links = page.locator("#digest-search-results a.digest-search__title").evaluate_all(
+        "(links) => links.map((a) => a.href)"
+    )
     return [re.search(r"commits/([0-9a-f]{12})/", href).group(1) for href in links]
 
 
-def test_typing_a_chinese_query_shows_the_commits_containing_it(page: Page, site: BuiltSite, site_url: str) -> None:
+def test_a_chinese_query_shows_every_match_best_first_with_badge_chips_and_excerpt(
+    page: Page, site: BuiltSite, site_url: str
+) -> None:
     wanted = expected(site, "缓存")
     assert len(wanted) > 5 and sha_for("search-hostile")[:12] in wanted
     shown = type_query(page, site_url, "缓存")
-    assert shown == wanted[:20]
+    everything = ranked(page, "缓存")
+    assert sorted(everything) == sorted(wanted)  # the client finds what the reference finds
+    assert shown == everything[:20]
     assert page.get_attribute("#digest-search-results", "data-count") == str(len(wanted))
     assert "?q=缓存" in unquote(page.url)  # the query is in the address, so a link can carry it
     # Untrusted titles are text: the payload shows as typed, no element is made of it.
     assert page.locator("#digest-search-results img").count() == 0
     assert HOSTILE_TITLE in page.locator("#digest-search-results").inner_text()
-    # Each result shows its date, importance and type; the link opens the commit page.
+    # Each result: its date, importance badge, type and label chips, and an excerpt with the
+    # matched words marked.
     first = page.locator(".digest-search__result").first
-    assert re.search(r"2026-01-\d\d", first.inner_text())
-    first.locator("a").click()
+    assert re.search(r"2026-01-\d\d", first.locator("time").inner_text())
+    assert page.locator(".digest-search__result .digest-search__badge--high").count() > 0
+    assert page.locator("a.digest-search__chip[href*='platforms/']").count() > 0
+    marks = page.locator(".digest-search__result mark").all_inner_texts()
+    assert marks and all(mark.lower() in ("缓存", "缓", "存") for mark in marks)
+    first.locator("a.digest-search__title").click()
     page.wait_for_url(re.compile(r"/commits/[0-9a-f]{12}/$"))
 
 
-def test_typing_an_english_identifier_and_filtering_by_platform(page: Page, site: BuiltSite, site_url: str) -> None:
+def test_an_english_identifier_and_the_platform_filter(page: Page, site: BuiltSite, site_url: str) -> None:
     wanted = expected(site, "fused_moe")
     assert wanted
-    assert type_query(page, site_url, "fused_moe") == wanted[:20]
-    page.locator("#digest-search-input").fill("")
-    page.locator("#digest-search-input").press_sequentially("FlashInfer")
-    everything = wait_for_results(page)
-    assert everything == expected(site, "FlashInfer")[:20] and everything
+    assert type_query(page, site_url, "fused_moe") == ranked(page, "fused_moe")[:20]
     page.locator("#digest-search-input").fill("kernel")
-    kernel = expected(site, "kernel")
-    assert wait_for_results(page) == kernel[:20]
+    kernel = wait_for_results(page)
+    assert sorted(ranked(page, "kernel")) == sorted(expected(site, "kernel"))
     page.locator("#digest-search-platform").select_option("rocm")
     narrowed = wait_for_results(page)
-    assert narrowed == expected(site, "kernel", platforms=["rocm"])[:20]
-    assert narrowed and set(narrowed) < set(kernel)
+    assert sorted(narrowed) == sorted(expected(site, "kernel", platforms=["rocm"])[:20])
+    assert narrowed and set(narrowed) < set(expected(site, "kernel"))
+    assert kernel
+    assert "platform=rocm" in page.url
 
 
-def test_more_loads_the_next_results_and_the_url_carries_a_query(page: Page, site: BuiltSite, site_url: str) -> None:
+def test_more_loads_the_next_results(page: Page, site: BuiltSite, site_url: str) -> None:
     wanted = expected(site, "修复")
     assert len(wanted) > 20
     page.goto(site_url + "search/?q=" + "修复")
-    assert wait_for_results(page) == wanted[:20]
+    everything = ranked(page, "修复")
+    assert wait_for_results(page) == everything[:20]
     page.locator("#digest-search-more").click()
     page.wait_for_function("() => document.querySelectorAll('#digest-search-results li').length > 20")
-    assert wait_for_results(page) == wanted[:40]
+    shown = wait_for_results(page)
+    assert len(shown) == min(40, len(wanted)) and len(set(shown)) == len(shown) and set(shown) <= set(wanted)
     result = page.evaluate("digestSearch('修复', {})")
-    assert result["ids"] == wanted and result["bytes"] > 0
+    assert sorted(result["ids"]) == sorted(wanted) and result["bytes"] > 0
 
 
 def test_the_navigation_links_the_search_page(page: Page, site_url: str) -> None:
@@ -138,9 +166,97 @@ def test_the_more_button_stays_hidden_until_there_are_more_results(page: Page, s
     assert not page.is_visible("#digest-search-more")
 
 
-def test_a_sha_prefix_and_a_pr_number_find_their_commit(page: Page, site: BuiltSite, site_url: str) -> None:
+def test_known_items_come_first(page: Page, site: BuiltSite, site_url: str) -> None:
     sha = sha_for("search-hostile")
     assert type_query(page, site_url, sha[:8]) == [sha[:12]]  # a prefix pasted from a log
+    assert type_query(page, site_url, sha.upper())[0] == sha[:12]  # a whole sha, any case
     sample = site.page("days/2026-01-15")
-    pr, short = re.search(r'commits/([0-9a-f]{12})/">[^<]*?\(#(\d+)\)', sample).group(2, 1)
-    assert short in type_query(page, site_url, f"#{pr}")
+    short, title = re.search(r'commits/([0-9a-f]{12})/">([^<]*?\(#\d+\))', sample).group(1, 2)
+    pr = re.search(r"\(#(\d+)\)$", title).group(1)
+    assert type_query(page, site_url, f"#{pr}")[0] == short
+    plain_title = re.sub(r"&[a-z]+;", " ", title)
+    if "&" not in title:
+        assert type_query(page, site_url, plain_title)[0] == short  # the whole title, pasted
+    # A title's rare word: "[NemotronH] Use ReplicatedLinear for fc1_latent_proj (#31807)".
+    nemotron = type_query(page, site_url, "ReplicatedLinear")
+    rows = page.locator("#digest-search-results a.digest-search__title").all_inner_texts()
+    assert nemotron and "ReplicatedLinear" in rows[0]
+
+
+def test_title_matches_rank_above_body_matches(page: Page, site_url: str) -> None:
+    page.goto(site_url + "search/")
+    # The body match is newer (the recency prior favours it) and more important; the title wins.
+    assert ranked(page, RARE) == [sha_for("rare-title")[:12], sha_for("rare-body")[:12]]
+    kernel = ranked(page, "kernel")
+    titles = page.evaluate(
+        """(ids) => Promise.all(ids.map((id) => fetch('../commits/' + id + '/').then((r) => r.text())))""",
+        kernel[:3],
+    )
+    assert all("kernel" in re.search(r"<h1[^>]*>(.*?)</h1>", html, re.S).group(1).lower() for html in titles)
+
+
+def test_an_unspaced_mixed_query_equals_its_spaced_form(page: Page, site_url: str) -> None:
+    page.goto(site_url + "search/")
+    for unspaced, spaced in (("FP8量化", "FP8 量化"), ("MoE内核", "MoE 内核"), ("rocm注意力", "rocm 注意力")):
+        found = ranked(page, unspaced)
+        assert found and sorted(found) == sorted(ranked(page, spaced)), unspaced
+
+
+def test_a_synonym_finds_what_its_label_finds(page: Page, site: BuiltSite, site_url: str) -> None:
+    page.goto(site_url + "search/")
+    label = set(expected(site, "", subsystems=["spec-decode"]))
+    word = set(expected(site, "投机解码"))
+    assert label and word
+    for synonym in ("推测解码", "投机解码", "speculative decoding", "spec decode"):
+        found = set(ranked(page, synonym))
+        assert found == set(expected(site, synonym)) and found >= label | word, synonym
+    # A narrower word is only itself.
+    assert set(ranked(page, "eagle")) == set(expected(site, "eagle")) < set(ranked(page, "推测解码"))
+
+
+def test_the_address_restores_a_search_with_its_filters(page: Page, site: BuiltSite, site_url: str) -> None:
+    query = "search/?q=修复&platform=rocm&importance=medium&from=2026-01-08&to=2026-01-15"
+    page.goto(site_url + query)
+    page.wait_for_function("() => document.querySelector('#digest-search-results').hasAttribute('data-count')")
+    assert page.input_value("#digest-search-input") == "修复"
+    assert page.input_value("#digest-search-platform") == "rocm"
+    assert page.input_value("#digest-search-importance") == "medium"
+    assert page.input_value("#digest-search-from") == "2026-01-08"
+    assert page.input_value("#digest-search-to") == "2026-01-15"
+    from datetime import date
+
+    wanted = expected(
+        site, "修复", platforms=["rocm"], importance="medium", since=date(2026, 1, 8), until=date(2026, 1, 15)
+    )
+    shown = wait_for_results(page)
+    assert wanted and sorted(shown) == sorted(wanted)
+    assert set(expected(site, "修复", platforms=["rocm"])) > set(wanted)  # each filter narrows
+    days = page.locator(".digest-search__result time").all_inner_texts()
+    assert days and all("2026-01-08" <= day <= "2026-01-15" for day in days)
+
+
+def test_keyboard_slash_focuses_arrows_move_enter_opens(page: Page, site_url: str) -> None:
+    page.goto(site_url + "search/")
+    page.locator("body").click()
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "digest-search-input"
+    page.keyboard.type("缓存")
+    shown = wait_for_results(page)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.href").endswith(f"commits/{shown[1]}/")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate("document.activeElement.id") == "digest-search-input"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(f"/commits/{shown[0]}/$"))
+
+
+def test_a_query_with_no_match_downloads_no_shard(page: Page, site_url: str) -> None:
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    assert type_query(page, site_url, "quokkaplatypus 鸭嘴兽") == []
+    search_files = [url.split("/search/", 1)[1] for url in requested if "/search/" in url and url.endswith(".bin")]
+    assert search_files and all(path.startswith("filter/") for path in search_files)
+    assert int(page.get_attribute("#digest-search-results", "data-bytes") or 0) < 64 * 1024

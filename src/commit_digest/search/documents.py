@@ -1,7 +1,7 @@
 """What the search covers of each commit, and the names the search page shows.
 
-``search_text`` is the one definition of a commit's searchable text: the index is built from it
-and the recall benchmark counts its expected matches over it.
+``search_fields`` is the one definition of a commit's searchable text: the index is built from
+it and the recall benchmark counts its expected matches over it (``search_text``).
 """
 
 from __future__ import annotations
@@ -9,27 +9,31 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance
-from commit_digest.search.index import SearchDocument, SearchNames
+from commit_digest.search.index import PLATFORM_GRAM, SUBSYSTEM_GRAM, SearchDocument, SearchFields, SearchNames
+from commit_digest.search.query import SynonymGroup
+from commit_digest.search.tokens import normalise
+from commit_digest.site import paths
 from commit_digest.site.model import SiteCommit, SiteIndex
 from commit_digest.taxonomy import LabelRule, Taxonomy
 from commit_digest.vocabulary import IMPORTANCE_NAMES, change_type_name
 
 _IMPORTANCE_MARKS = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
 _NOT_ANALYSED = {"zh": "⚪ 未分析", "en": "⚪ not analysed"}
+EXCERPT_CHARS = 360  # the client shows about 200 characters around the first matched word
 
 
 def _label_names(rule: LabelRule | None, label_id: str) -> str:
     return f"{label_id} {rule.name.zh} {rule.name.en}" if rule else label_id
 
 
-def search_text(
+def search_fields(
     record: CommitRecord,
     taxonomy: Taxonomy,
     *,
     analysis: Analysis | None = None,
     platforms: Sequence[str] = (),
     subsystems: Sequence[str] = (),
-) -> str:
+) -> SearchFields:
     """Title, message, author, changed paths, PR text, the whole analysis and the label names.
 
     ``analysis`` is the analysis as the site's language words it (default: the stored one);
@@ -38,21 +42,28 @@ def search_text(
     """
     commit = record.commit
     # The short sha too: a reader pastes a prefix from a log or a chat (7 characters or more).
-    parts: list[str] = [commit.sha[:12], commit.title, commit.body, commit.author_name, commit.author_login or ""]
-    parts.extend(change.path for change in commit.files)
+    title = [commit.title, commit.sha[:12]]
+    if commit.pr_number is not None:
+        title.append(f"#{commit.pr_number}")
+    labels = [_label_names(taxonomy.platform(label), label) for label in platforms]
+    labels.extend(_label_names(taxonomy.subsystem(label), label) for label in subsystems)
+    summary: list[str] = []
+    body: list[str] = [commit.body, commit.author_name, commit.author_login or ""]
+    body.extend(change.path for change in commit.files)
     if commit.pull_request is not None:
         if commit.pull_request.description != commit.body:
-            parts.append(commit.pull_request.description)
-        parts.extend(commit.pull_request.labels)
+            body.append(commit.pull_request.description)
+        labels.extend(commit.pull_request.labels)
     analysis = analysis or record.analysis
     if analysis is not None and analysis.ok:
-        parts.append(change_type_name(analysis.change_type, "zh"))
-        parts.append(change_type_name(analysis.change_type, "en"))
-        parts.extend(analysis.summary)
+        labels.append(change_type_name(analysis.change_type, "zh"))
+        labels.append(change_type_name(analysis.change_type, "en"))
+        summary.extend(analysis.summary)
+        summary.append(analysis.conclusion)
         for item in analysis.impact_scope:
-            parts.extend((item.area, item.note))
+            body.extend((item.area, item.note))
         insights = analysis.insights
-        parts.extend(
+        body.extend(
             text
             for text in (
                 insights.architecture,
@@ -63,13 +74,33 @@ def search_text(
             )
             if text
         )
-        parts.extend(analysis.risks)
+        body.extend(analysis.risks)
         for recommendation in analysis.recommendations:
-            parts.extend((recommendation.audience, recommendation.advice))
-        parts.append(analysis.conclusion)
-    parts.extend(_label_names(taxonomy.platform(label), label) for label in platforms)
-    parts.extend(_label_names(taxonomy.subsystem(label), label) for label in subsystems)
-    return "\n".join(part for part in parts if part)
+            body.extend((recommendation.audience, recommendation.advice))
+
+    def joined(parts: Sequence[str]) -> str:
+        return "\n".join(part for part in parts if part)
+
+    return SearchFields(title=joined(title), labels=joined(labels), summary=joined(summary), body=joined(body))
+
+
+def search_text(
+    record: CommitRecord,
+    taxonomy: Taxonomy,
+    *,
+    analysis: Analysis | None = None,
+    platforms: Sequence[str] = (),
+    subsystems: Sequence[str] = (),
+) -> str:
+    """Everything the search covers of a commit, as one text (see ``search_fields``)."""
+    return search_fields(record, taxonomy, analysis=analysis, platforms=platforms, subsystems=subsystems).text
+
+
+def excerpt(record: CommitRecord, analysis: Analysis | None) -> str:
+    """What a result shows under its title: the summary in the site's language, else the message."""
+    text = " ".join(analysis.summary) if analysis is not None and analysis.ok else record.commit.body
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
 
 
 def search_document(item: SiteCommit, taxonomy: Taxonomy) -> SearchDocument:
@@ -83,7 +114,11 @@ def search_document(item: SiteCommit, taxonomy: Taxonomy) -> SearchDocument:
         change_type=item.change_type or "",
         platforms=platforms,
         subsystems=subsystems,
-        text=search_text(item.record, taxonomy, analysis=item.analysis, platforms=platforms, subsystems=subsystems),
+        fields=search_fields(
+            item.record, taxonomy, analysis=item.analysis, platforms=platforms, subsystems=subsystems
+        ),
+        pull_request=item.record.commit.pr_number,
+        excerpt=excerpt(item.record, item.analysis),
     )
 
 
@@ -94,7 +129,23 @@ def search_documents(index: SiteIndex, taxonomy: Taxonomy) -> Iterator[SearchDoc
             yield search_document(item, taxonomy)
 
 
-def search_names(taxonomy: Taxonomy, language: str) -> SearchNames:
+def synonym_groups(taxonomy: Taxonomy) -> tuple[SynonymGroup, ...]:
+    """The taxonomy's search words, one group per label that has synonyms."""
+    groups: list[SynonymGroup] = []
+    for prefix, rules in ((PLATFORM_GRAM, taxonomy.platforms), (SUBSYSTEM_GRAM, taxonomy.subsystems)):
+        for rule in rules:
+            if rule.synonyms:
+                groups.append(
+                    SynonymGroup(
+                        gram=prefix + rule.id,
+                        same=tuple(dict.fromkeys(normalise(word) for word in rule.synonyms)),
+                        narrower=tuple(dict.fromkeys(normalise(word) for word in rule.narrower)),
+                    )
+                )
+    return tuple(groups)
+
+
+def search_names(taxonomy: Taxonomy, language: str, *, directory_urls: bool = True) -> SearchNames:
     importance = {
         level.value: f"{_IMPORTANCE_MARKS[level]} {IMPORTANCE_NAMES[language][level]}" for level in Importance
     }
@@ -104,4 +155,8 @@ def search_names(taxonomy: Taxonomy, language: str) -> SearchNames:
         subsystems=tuple((rule.id, rule.name.in_language(language)) for rule in taxonomy.subsystems),
         importance=importance,
         change_types={kind.value: change_type_name(kind, language) for kind in ChangeType},
+        synonyms=synonym_groups(taxonomy),
+        label_urls={
+            kind: paths.url(paths.label_page(kind, "{id}"), directory_urls) for kind in ("platforms", "subsystems")
+        },
     )

@@ -2,14 +2,21 @@
 
 Layout under the site's ``search/`` folder (``files`` yields paths relative to it):
 
-- ``manifest.json``: partitions newest first (id, document count, shard count, days), the chunk
-  size, the commit page URL template and the names the client shows (labels, importance, types).
+- ``manifest.json``: partitions newest first (id, document count, shard count, the documents
+  per day, the size of its filter blocks), the chunk size, the commit page URL template, the
+  names the client shows (labels, importance, types) and the taxonomy's synonym groups.
 - ``<partition>/s/<shard>.bin``: the posting lists of the grams whose FNV-1a hash falls in that
-  shard; entries ``varint(len) gram-utf8 varint(count) varint(first id) varint(gap)...``, sorted
-  by gram. Document ids count from 0 = the partition's newest commit, so ascending ids are
-  newest first.
+  shard; entries ``varint(len) gram-utf8 varint(count) varint(gap << 2 | level)...``, sorted by
+  gram, where ``level`` is the best field holding the gram (3 title, 2 labels, 1 summary,
+  0 body) and the gaps are between document ids. Ids count from 0 = the partition's newest
+  commit, so ascending ids are newest first.
 - ``<partition>/d/<n>.json``: the rows of documents ``n*chunk .. (n+1)*chunk - 1``:
-  ``[sha12, title, day, importance, change type, [platform ids], [subsystem ids]]``.
+  ``[sha12, title, day, importance, change type, [platforms], [subsystems], pr, excerpt]``.
+- ``<partition>/filter.bin``: the partition's Bloom filter, in ``FILTER_BUCKETS`` blocks of
+  ``filter_bytes`` each (a gram's block is its hash modulo the bucket count).
+- ``filter/<bucket>.bin``: block ``bucket`` of every partition, in manifest order. A query reads
+  one small file per gram and learns which partitions may hold it: a partition lacking a gram
+  every alternative needs is never downloaded, so a query with no match costs a few KB.
 
 A partition is a quarter of the commits' local days. It is built alone, with compact arrays, so
 the peak memory is one quarter's postings however long the archive grows.
@@ -24,17 +31,44 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TypeVar
 
+from commit_digest.search.query import PULL_REQUEST_GRAM, SynonymGroup
 from commit_digest.search.tokens import document_grams, fnv1a
 
 T = TypeVar("T")
 
 MANIFEST = "manifest.json"
-FORMAT_VERSION = 1
-CHUNK_SIZE = 256  # documents per metadata file: the first 20 results need one or a few of them
+FORMAT_VERSION = 2
+# Documents per row file. Ranked results are spread over a partition, so a page of them reads
+# about one file each: small files keep that page near 20 x 16 rows.
+CHUNK_SIZE = 16
 SHARD_TARGET_BYTES = 24 * 1024  # a shard file of about this size; the count is a power of two
 MAX_SHARDS = 4096
 PLATFORM_GRAM = "\x01p:"  # label grams: no text gram starts with a control character
 SUBSYSTEM_GRAM = "\x01s:"
+IMPORTANCE_GRAM = "\x01i:"
+# Fields, best first: a gram's level in a document is the best field holding it.
+TITLE, LABELS, SUMMARY, BODY = 3, 2, 1, 0
+FILTER_BUCKETS = 256
+FILTER_HASHES = 6
+FILTER_BITS_PER_GRAM = 10  # about 1% false positives with 6 hashes
+FILTER_SEED = "\x02"  # the second hash of a gram is FNV-1a of this + the gram
+
+
+@dataclass(frozen=True)
+class SearchFields:
+    """A commit's searchable text by field, best first (a match in the title ranks highest)."""
+
+    title: str  # the title, the short sha and the pull request number
+    labels: str  # label names, change type names, the pull request's labels
+    summary: str  # the analysis's summary and conclusion
+    body: str  # the rest: message, author, paths, the analysis's details
+
+    def by_level(self) -> tuple[tuple[int, str], ...]:
+        return ((TITLE, self.title), (LABELS, self.labels), (SUMMARY, self.summary), (BODY, self.body))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(text for text in (self.title, self.labels, self.summary, self.body) if text)
 
 
 @dataclass(frozen=True)
@@ -46,7 +80,14 @@ class SearchDocument:
     change_type: str  # a ChangeType value, or "" when not analysed
     platforms: tuple[str, ...]
     subsystems: tuple[str, ...]
-    text: str  # everything searchable, fields separated by newlines
+    fields: SearchFields
+    pull_request: int | None = None
+    excerpt: str = ""  # the text a result shows, in the site's language
+
+    @property
+    def text(self) -> str:
+        """Everything searchable, fields separated by newlines."""
+        return self.fields.text
 
     def row(self) -> list[object]:
         return [
@@ -57,13 +98,25 @@ class SearchDocument:
             self.change_type,
             list(self.platforms),
             list(self.subsystems),
+            self.pull_request or 0,
+            self.excerpt,
         ]
 
-    def grams(self) -> set[str]:
-        grams = document_grams(self.text)
-        grams.update(PLATFORM_GRAM + label for label in self.platforms)
-        grams.update(SUBSYSTEM_GRAM + label for label in self.subsystems)
-        return grams
+    def grams(self) -> dict[str, int]:
+        """Every gram of the document with its level (the best field holding it)."""
+        levels: dict[str, int] = {}
+        for level, text in self.fields.by_level():  # best first: the first level seen is the best
+            for gram in document_grams(text):
+                levels.setdefault(gram, level)
+        for label in self.platforms:
+            levels[PLATFORM_GRAM + label] = LABELS
+        for label in self.subsystems:
+            levels[SUBSYSTEM_GRAM + label] = LABELS
+        if self.importance:
+            levels[IMPORTANCE_GRAM + self.importance] = LABELS
+        if self.pull_request:
+            levels[PULL_REQUEST_GRAM + str(self.pull_request)] = TITLE
+        return levels
 
 
 @dataclass(frozen=True)
@@ -74,6 +127,8 @@ class SearchNames:
     subsystems: tuple[tuple[str, str], ...]
     importance: dict[str, str]  # "" is the name of "not analysed"
     change_types: dict[str, str]
+    synonyms: tuple[SynonymGroup, ...] = ()
+    label_urls: dict[str, str] | None = None  # "platforms"/"subsystems" -> URL with {id}, from the site root
 
 
 @dataclass
@@ -83,6 +138,8 @@ class PartitionInfo:
     shards: int
     first_day: str
     last_day: str
+    days: list[list[object]] | None = None  # [[day, documents], ...] newest first
+    filter_bytes: int = 0  # the size of each of the partition's FILTER_BUCKETS filter blocks
 
 
 def quarter(day: date) -> str:
@@ -105,21 +162,24 @@ def encode_varint(value: int, out: bytearray) -> None:
     out.append(value)
 
 
-def encode_entry(gram: str, ids: array) -> bytes:
+def encode_entry(gram: str, postings: array) -> bytes:
+    """``postings``: ``doc_id << 2 | level`` in ascending id order."""
     out = bytearray()
     raw = gram.encode("utf-8")
     encode_varint(len(raw), out)
     out += raw
-    encode_varint(len(ids), out)
+    encode_varint(len(postings), out)
     previous = 0
-    for doc_id in ids:
-        encode_varint(doc_id - previous, out)
+    for posting in postings:
+        doc_id = posting >> 2
+        encode_varint((doc_id - previous) << 2 | (posting & 3), out)
         previous = doc_id
     return bytes(out)
 
 
-def decode_shard(data: bytes) -> dict[str, list[int]]:
-    """The reference reader of a shard file (the browser client does the same)."""
+def decode_shard(data: bytes) -> dict[str, list[tuple[int, int]]]:
+    """The reference reader of a shard file: gram to (document id, level) pairs (the browser
+    client does the same)."""
 
     def varint(position: int) -> tuple[int, int]:
         value = shift = 0
@@ -131,20 +191,20 @@ def decode_shard(data: bytes) -> dict[str, list[int]]:
                 return value, position
             shift += 7
 
-    entries: dict[str, list[int]] = {}
+    entries: dict[str, list[tuple[int, int]]] = {}
     position = 0
     while position < len(data):
         length, position = varint(position)
         gram = data[position : position + length].decode("utf-8")
         position += length
         count, position = varint(position)
-        ids: list[int] = []
+        postings: list[tuple[int, int]] = []
         current = 0
         for _ in range(count):
-            gap, position = varint(position)
-            current += gap
-            ids.append(current)
-        entries[gram] = ids
+            value, position = varint(position)
+            current += value >> 2
+            postings.append((current, value & 3))
+        entries[gram] = postings
     return entries
 
 
@@ -164,15 +224,66 @@ def shard_of(gram: str, shards: int) -> int:
     return fnv1a(gram) % shards
 
 
+def filter_block_bytes(grams: int) -> int:
+    return max(1, -(-grams * FILTER_BITS_PER_GRAM // (FILTER_BUCKETS * 8)))
+
+
+def filter_bits(gram: str, block_bits: int) -> tuple[int, list[int]]:
+    """The bucket of a gram and its bit positions in a block of ``block_bits``."""
+    first = fnv1a(gram)
+    second = fnv1a(FILTER_SEED + gram)
+    step = (first >> 8) | 1
+    return first % FILTER_BUCKETS, [(second + i * step) % block_bits for i in range(FILTER_HASHES)]
+
+
+def partition_filter(grams: Iterable[str], count: int) -> tuple[bytes, int]:
+    """The Bloom filter of a partition's ``count`` distinct grams, and its block size."""
+    block = filter_block_bytes(count)
+    bits = bytearray(block * FILTER_BUCKETS)
+    for gram in grams:
+        bucket, positions = filter_bits(gram, block * 8)
+        for position in positions:
+            bits[bucket * block + (position >> 3)] |= 1 << (position & 7)
+    return bytes(bits), block
+
+
+def may_hold(blocks: bytes, offset: int, block: int, gram: str) -> bool:
+    """Whether the filter block of a partition (at ``offset`` in its bucket file) may hold ``gram``."""
+    _bucket, positions = filter_bits(gram, block * 8)
+    return all(blocks[offset + (position >> 3)] >> (position & 7) & 1 for position in positions)
+
+
+def bucket_name(bucket: int) -> str:
+    return f"filter/{bucket:02x}.bin"
+
+
+def bucket_files(filters: list[tuple[bytes, int]]) -> Iterator[tuple[str, bytes]]:
+    """The per-bucket files from each partition's (filter, block size), in manifest order."""
+    for bucket in range(FILTER_BUCKETS):
+        yield bucket_name(bucket), b"".join(data[bucket * block : (bucket + 1) * block] for data, block in filters)
+
+
+def day_counts(documents: list[SearchDocument]) -> list[list[object]]:
+    counts: list[list[object]] = []
+    for document in documents:
+        day = document.day.isoformat()
+        if counts and counts[-1][0] == day:
+            counts[-1][1] = int(counts[-1][1]) + 1  # type: ignore[call-overload]
+        else:
+            counts.append([day, 1])
+    return counts
+
+
 def partition_files(part_id: str, documents: list[SearchDocument]) -> Iterator[tuple[str, bytes]]:
-    """The shard and chunk files of one partition; ``documents`` newest first."""
+    """The shard, chunk and filter files of one partition; ``documents`` newest first."""
     postings: dict[str, array] = {}
     for doc_id, document in enumerate(documents):
-        for gram in document.grams():
+        for gram, level in document.grams().items():
             ids = postings.get(gram)
             if ids is None:
                 postings[gram] = ids = array("I")
-            ids.append(doc_id)
+            ids.append(doc_id << 2 | level)
+    yield f"{part_id}/filter.bin", partition_filter(postings, len(postings))[0]
     entries: list[tuple[int, str, bytes]] = []
     total = 0
     for gram in sorted(postings):
@@ -217,14 +328,24 @@ def partitions_of(items: Iterable[T], day_of: Callable[[T], date]) -> Iterator[t
 
 
 def partition_info(part_id: str, documents: list[SearchDocument]) -> PartitionInfo:
-    """What the manifest says of a partition (``shards`` is counted as its files are written)."""
+    """What the manifest says of a partition (``shards`` and ``filter_bytes`` are filled in as
+    its files are written)."""
     return PartitionInfo(
         id=part_id,
         docs=len(documents),
         shards=0,
         first_day=documents[-1].day.isoformat(),
         last_day=documents[0].day.isoformat(),
+        days=day_counts(documents),
     )
+
+
+def note_file(info: PartitionInfo, relative: str, content: bytes) -> None:
+    """Counts a written partition file into its manifest entry."""
+    if "/s/" in relative:
+        info.shards += 1
+    elif relative.endswith("/filter.bin"):
+        info.filter_bytes = len(content) // FILTER_BUCKETS
 
 
 def search_files(
@@ -236,12 +357,16 @@ def search_files(
     relative to the site root with ``{sha}`` for the 12-digit sha.
     """
     partitions: list[PartitionInfo] = []
+    filters: list[tuple[bytes, int]] = []
     for part_id, held in partitions_of(documents, lambda document: document.day):
         info = partition_info(part_id, held)
         for path, content in partition_files(part_id, held):
-            info.shards += "/s/" in path
+            note_file(info, path, content)
+            if path.endswith("/filter.bin"):
+                filters.append((content, info.filter_bytes))
             yield path, content
         partitions.append(info)
+    yield from bucket_files(filters)
     yield MANIFEST, manifest(partitions, names, commit_url=commit_url)
 
 
@@ -249,7 +374,9 @@ def manifest(partitions: list[PartitionInfo], names: SearchNames, *, commit_url:
     document = {
         "version": FORMAT_VERSION,
         "commit_url": commit_url,
+        "label_urls": names.label_urls or {},
         "chunk_size": CHUNK_SIZE,
+        "filter": {"buckets": FILTER_BUCKETS, "hashes": FILTER_HASHES, "seed": FILTER_SEED},
         "partitions": [
             {
                 "id": info.id,
@@ -257,6 +384,8 @@ def manifest(partitions: list[PartitionInfo], names: SearchNames, *, commit_url:
                 "shards": info.shards,
                 "first_day": info.first_day,
                 "last_day": info.last_day,
+                "days": info.days or [],
+                "filter_bytes": info.filter_bytes,
             }
             for info in partitions
         ],
@@ -264,5 +393,9 @@ def manifest(partitions: list[PartitionInfo], names: SearchNames, *, commit_url:
         "subsystems": [list(pair) for pair in names.subsystems],
         "importance": names.importance,
         "change_types": names.change_types,
+        "synonyms": [
+            {"gram": group.gram, "same": list(group.same), "narrower": list(group.narrower)}
+            for group in names.synonyms
+        ],
     }
     return (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")

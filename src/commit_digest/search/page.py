@@ -7,8 +7,10 @@ from importlib import resources
 from commit_digest.site.i18n import Texts
 
 SEARCH_PAGE = "search/index.md"
+QUERY_SCRIPT = "assets/digest-search-query.js"  # the tokenizer and query parser, loaded first
 SCRIPT = "assets/digest-search.js"
 STYLE = "assets/digest-search.css"
+ASSETS = (QUERY_SCRIPT, SCRIPT, STYLE)
 
 
 def search_page_markdown(language: str) -> str:
@@ -26,19 +28,25 @@ def search_page_markdown(language: str) -> str:
 <div id="digest-search" class="digest-search" data-text-count="{t("count")}" data-text-count-at-least="{t("count_at_least")}" data-text-empty="{t("empty")}" data-text-searching="{t("searching")}" data-text-failed="{t("failed")}">
 <link rel="stylesheet" href="../{STYLE}">
 <form class="digest-search__form" role="search" action="." method="get">
-<input type="search" id="digest-search-input" name="q" autocomplete="off" placeholder="{t("placeholder")}" aria-label="{t("label")}">
-<select id="digest-search-platform" aria-label="{t("all_platforms")}"><option value="">{t("all_platforms")}</option></select>
-<select id="digest-search-subsystem" aria-label="{t("all_subsystems")}"><option value="">{t("all_subsystems")}</option></select>
+<input type="search" id="digest-search-input" name="q" autocomplete="off" placeholder="{t("placeholder")}" aria-label="{t("label")}" aria-controls="digest-search-results">
+<div class="digest-search__filters" role="group" aria-label="{t("filters")}">
+<select id="digest-search-platform" name="platform" aria-label="{t("all_platforms")}"><option value="">{t("all_platforms")}</option></select>
+<select id="digest-search-subsystem" name="subsystem" aria-label="{t("all_subsystems")}"><option value="">{t("all_subsystems")}</option></select>
+<select id="digest-search-importance" name="importance" aria-label="{t("all_importance")}"><option value="">{t("all_importance")}</option></select>
+<label class="digest-search__day">{t("from")} <input type="date" id="digest-search-from" name="from"></label>
+<label class="digest-search__day">{t("to")} <input type="date" id="digest-search-to" name="to"></label>
+</div>
 </form>
 <p id="digest-search-status" class="digest-search__status" aria-live="polite"><noscript>{t("noscript")}</noscript></p>
 <ol id="digest-search-results" class="digest-search__results"></ol>
 <button type="button" id="digest-search-more" class="md-button" hidden>{t("more")}</button>
 </div>
 
+<script src="../{QUERY_SCRIPT}"></script>
 <script src="../{SCRIPT}"></script>
 """  # noqa: E501 - one HTML element per line keeps Markdown from touching it
 
 
 def asset(name: str) -> str:
-    """The content of a static file of the client (``SCRIPT`` or ``STYLE``)."""
+    """The content of a static file of the client (one of ``ASSETS``)."""
     return resources.files("commit_digest.search").joinpath(name).read_text(encoding="utf-8")

@@ -178,17 +178,25 @@ _TEXT: dict[str, tuple[str, str]] = {
     # The search page.
     "search_title": ("搜索", "Search"),
     "search_intro": (
-        "搜索全部提交的标题、说明、改动路径和分析全文；多个词之间用空格分隔，结果须包含每个词。",
+        "搜索全部提交的标题、说明、改动路径和分析全文；多个词之间用空格分隔，结果须包含每个词，"
+        "最相关的在前。同义词一并查找（推测解码 = 投机解码 = speculative decoding）；"
+        "也可粘贴提交哈希的前几位或 #PR 编号。按 / 键开始搜索，↑ ↓ 选择结果，回车打开。",
         "Search every commit's title, message, changed paths and full analysis; separate words with "
-        "spaces, results contain every word.",
+        "spaces, results contain every word, most relevant first. Synonyms count too, in both languages "
+        "(spec decode = speculative decoding); a sha prefix or a #PR number finds its commit. Press / to "
+        "search, ↑ ↓ to choose a result, Enter to open it.",
     ),
     "search_placeholder": (
-        "输入关键词，例如 缓存、FP8量化、fused_moe",
-        "Type a term, e.g. FlashInfer, fused_moe, MI300",
+        "输入关键词，例如 FP8量化、推测解码、fused_moe",
+        "Type a term, e.g. FlashInfer, speculative decoding, MI300",
     ),
     "search_label": ("搜索提交", "Search commits"),
     "search_all_platforms": ("全部平台", "All platforms"),
     "search_all_subsystems": ("全部子系统", "All subsystems"),
+    "search_all_importance": ("全部重要性", "Any importance"),
+    "search_from": ("从", "From"),
+    "search_to": ("到", "to"),
+    "search_filters": ("筛选", "Filters"),
     "search_more": ("更多结果", "More results"),
     "search_count": ("共 {count} 个结果", "{count} results"),
     "search_count_at_least": ("至少 {count} 个结果", "At least {count} results"),

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from commit_digest.search import search_names
 from commit_digest.search.documents import search_document
-from commit_digest.search.index import PartitionInfo, partition_files, partition_info, partitions_of
+from commit_digest.search.index import (
+    PartitionInfo,
+    bucket_files,
+    note_file,
+    partition_files,
+    partition_info,
+    partitions_of,
+)
 from commit_digest.search.index import manifest as search_manifest
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
@@ -93,13 +100,19 @@ def write_search_index(
                 path = target / relative
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(content)
-                info.shards += "/s/" in relative
+                note_file(info, relative, content)
                 written += 1
         partitions.append(info)
         manifest.search[part_id] = OutputRecord(
             digest=part_digest, output=f"search/{part_id}", details=dataclasses.asdict(info)
         )
     target.mkdir(parents=True, exist_ok=True)
-    names = search_names(taxonomy, language)
+    # The bucket files hold a block of every partition, so they are rewritten each build, from
+    # the partitions' own filters (a reused partition keeps its filter.bin).
+    filters = [((target / info.id / "filter.bin").read_bytes(), info.filter_bytes) for info in partitions]
+    (target / "filter").mkdir(exist_ok=True)
+    for relative, content in bucket_files(filters):
+        (target / relative).write_bytes(content)
+    names = search_names(taxonomy, language, directory_urls=directory_urls)
     (target / "manifest.json").write_bytes(search_manifest(partitions, names, commit_url=commit_url))
     logger.info("commit-digest: search index: %s partitions, %s files written", len(partitions), written)

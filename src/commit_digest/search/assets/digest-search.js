@@ -1,146 +1,40 @@
-/* The digest's search client: tokenises a query exactly as commit_digest/search/tokens.py does,
-   downloads only the index shards holding its grams, intersects their posting lists, and shows
-   the matching commits newest first. Every text from the index (commit titles are untrusted) is
-   set with textContent or DOM APIs, never as HTML. Runs in node too (the tokenizer test). */
+/* The digest's search client: parses a query with digest-search-query.js, asks the filter
+   files which partitions may hold its words, downloads only the shards holding its grams, and
+   ranks the matches (BM25-style over fields, with a small recency prior; an exact sha, pull
+   request, title or phrase first). Every text from the index (commit titles, excerpts) is
+   untrusted: it is set with textContent or DOM text nodes, never as HTML. */
 (function (root) {
   "use strict";
 
-  // ---- tokenizer: mirrors tokens.py line for line ------------------------------------------
-  var CJK_RANGES = [
-    [0x3040, 0x30ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xac00, 0xd7af], [0xf900, 0xfaff],
-    [0x20000, 0x3134f],
-  ];
-  var SPACES = [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000];
-  for (var space = 0x2000; space < 0x200b; space++) SPACES.push(space);
-  var PLATFORM_GRAM = "\u0001p:";
-  var SUBSYSTEM_GRAM = "\u0001s:";
-
-  function normalise(text) {
-    return text.normalize("NFKC").toLowerCase();
-  }
-  function isWord(code) {
-    return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
-  }
-  function isCjk(code) {
-    for (var i = 0; i < CJK_RANGES.length; i++) {
-      if (code >= CJK_RANGES[i][0] && code <= CJK_RANGES[i][1]) return true;
-    }
-    return false;
-  }
-  // Code points, not UTF-16 units: positions and slices agree with Python's str.
-  function runs(normalised) {
-    var chars = Array.from(normalised);
-    var found = [];
-    var kind = null;
-    var start = 0;
-    for (var position = 0; position < chars.length; position++) {
-      var code = chars[position].codePointAt(0);
-      var current = isWord(code) ? "w" : isCjk(code) ? "c" : null;
-      if (current !== kind) {
-        if (kind !== null) found.push({ kind: kind, chars: chars.slice(start, position), start: start, end: position });
-        kind = current;
-        start = position;
-      }
-    }
-    if (kind !== null) found.push({ kind: kind, chars: chars.slice(start), start: start, end: chars.length });
-    return found;
-  }
-  function ngrams(chars, size, into) {
-    for (var i = 0; i + size <= chars.length; i++) into.add(chars.slice(i, i + size).join(""));
-  }
-  function documentGrams(text) {
-    var grams = new Set();
-    var previous = null;
-    runs(normalise(text)).forEach(function (run) {
-      var word = run.chars;
-      if (previous && previous.end === run.start) grams.add(previous.chars[previous.chars.length - 1] + word[0]);
-      previous = run;
-      if (run.kind === "w") {
-        ngrams(word, 3, grams);
-        grams.add("^" + word.slice(0, 1).join(""));
-        grams.add("^" + word.slice(0, 2).join(""));
-        grams.add(word.slice(-1).join("") + "$");
-        grams.add(word.slice(-2).join("") + "$");
-        if (word.length < 3) grams.add("^" + word.join("") + "$");
-      } else {
-        ngrams(word, 1, grams);
-        ngrams(word, 2, grams);
-      }
-    });
-    return Array.from(grams).sort(compareCodePoints);
-  }
-  function queryTerms(query) {
-    var terms = [];
-    var current = "";
-    Array.from(normalise(query)).forEach(function (char) {
-      if (SPACES.indexOf(char.codePointAt(0)) >= 0) {
-        if (current) terms.push(current);
-        current = "";
-      } else {
-        current += char;
-      }
-    });
-    if (current) terms.push(current);
-    return terms;
-  }
-  function termGrams(term) {
-    var grams = new Set();
-    var length = Array.from(term).length;
-    // No junction gram: "fp8量化" finds what "fp8 量化" finds (see tokens.term_grams).
-    runs(term).forEach(function (run) {
-      var word = run.chars;
-      if (run.kind === "c") {
-        ngrams(word, word.length === 1 ? 1 : 2, grams);
-      } else if (word.length >= 3) {
-        ngrams(word, 3, grams);
-      } else {
-        var atStart = run.start === 0;
-        var atEnd = run.end === length;
-        var text = word.join("");
-        if (atStart && !atEnd) grams.add(text + "$");
-        else if (atEnd && !atStart) grams.add("^" + text);
-        else grams.add("^" + text + "$");
-      }
-    });
-    return Array.from(grams).sort(compareCodePoints);
-  }
-  function queryGrams(query) {
-    var grams = new Set();
-    queryTerms(query).forEach(function (term) {
-      termGrams(term).forEach(function (gram) { grams.add(gram); });
-    });
-    return Array.from(grams).sort(compareCodePoints);
-  }
-  // Python sorts strings by code point; JS's default sort compares UTF-16 units.
-  function compareCodePoints(a, b) {
-    var left = Array.from(a);
-    var right = Array.from(b);
-    for (var i = 0; i < Math.min(left.length, right.length); i++) {
-      var difference = left[i].codePointAt(0) - right[i].codePointAt(0);
-      if (difference) return difference;
-    }
-    return left.length - right.length;
-  }
-  var encoder = typeof TextEncoder !== "undefined" ? new TextEncoder() : null;
-  function fnv1a(text) {
-    var value = 0x811c9dc5;
-    var bytes = encoder.encode(text);
-    for (var i = 0; i < bytes.length; i++) {
-      value = Math.imul(value ^ bytes[i], 0x01000193) >>> 0;
-    }
-    return value >>> 0;
-  }
-
-  var tokens = {
-    normalise: normalise, documentGrams: documentGrams, queryTerms: queryTerms, termGrams: termGrams,
-    queryGrams: queryGrams, fnv1a: fnv1a,
-  };
-  if (typeof module !== "undefined" && module.exports) {
-    module.exports = tokens;
-    return;
-  }
+  var tokens = root.digestSearchTokens;
+  if (!tokens) throw new Error("digest-search-query.js must load before digest-search.js");
+  var normalise = tokens.normalise;
+  var queryTerms = tokens.queryTerms;
+  var parseQuery = tokens.parseQuery;
+  var fnv1a = tokens.fnv1a;
+  var isWord = tokens.isWord;
 
   // ---- index reader ---------------------------------------------------------------------------
+  var LEVEL_WEIGHTS = [1, 2, 4, 10]; // body, summary, labels, title: a pseudo term frequency
+  var K1 = 1.2; // BM25's saturation
+  var RECENCY = 0.3; // a commit of the newest day scores up to 30% more ...
+  var HALF_LIFE_DAYS = 30; // ... and one a month older half of that
+  var BOOST_ITEM = 1000; // the sha or pull request asked for
+  var BOOST_TITLE = 500; // the whole title typed
+  var BOOST_PHRASE_TITLE = 50; // the query as typed, inside the title ...
+  var BOOST_PHRASE_EXCERPT = 20; // ... or inside the excerpt
+  var PLATFORM_GRAM = "\u0001p:";
+  var SUBSYSTEM_GRAM = "\u0001s:";
+  var IMPORTANCE_GRAM = "\u0001i:";
+  var EMPTY = { ids: new Uint32Array(0), levels: new Uint8Array(0) };
+  var decoder = new TextDecoder();
+
+  function saturate(weight) {
+    return (weight * (K1 + 1)) / (weight + K1);
+  }
+  function dayNumber(iso) {
+    return Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / 86400000;
+  }
   function shardName(shard, shards) {
     var bits = shards > 1 ? (shards - 1).toString(2).length : 0;
     var width = Math.floor((bits + 3) / 4) || 1;
@@ -148,7 +42,10 @@
     while (hex.length < width) hex = "0" + hex;
     return hex;
   }
-  var decoder = new TextDecoder();
+  function bucketName(bucket) {
+    return "filter/" + (bucket < 16 ? "0" : "") + bucket.toString(16) + ".bin";
+  }
+  // A shard file: gram -> {ids, levels}, ids ascending (newest first).
   function decodeShard(buffer) {
     var data = new Uint8Array(buffer);
     var position = 0;
@@ -169,153 +66,372 @@
       position += length;
       var count = varint();
       var ids = new Uint32Array(count);
+      var levels = new Uint8Array(count);
       var current = 0;
       for (var i = 0; i < count; i++) {
-        current += varint();
+        var value = varint();
+        current += Math.floor(value / 4);
         ids[i] = current;
+        levels[i] = value % 4;
       }
-      entries.set(gram, ids);
+      entries.set(gram, { ids: ids, levels: levels });
     }
     return entries;
   }
-  function intersect(lists) {
-    lists.sort(function (a, b) { return a.length - b.length; });
-    var result = Array.from(lists[0]);
-    for (var i = 1; i < lists.length && result.length; i++) {
-      var other = lists[i];
-      var kept = [];
+  // The documents holding every entry, each with its lowest level among them.
+  function intersectLevels(entries) {
+    entries = entries.slice().sort(function (a, b) { return a.ids.length - b.ids.length; });
+    var ids = Array.from(entries[0].ids);
+    var levels = Array.from(entries[0].levels);
+    for (var i = 1; i < entries.length && ids.length; i++) {
+      var other = entries[i];
+      var keptIds = [];
+      var keptLevels = [];
       var j = 0;
-      for (var k = 0; k < result.length; k++) {
-        while (j < other.length && other[j] < result[k]) j++;
-        if (j < other.length && other[j] === result[k]) kept.push(result[k]);
+      for (var k = 0; k < ids.length; k++) {
+        while (j < other.ids.length && other.ids[j] < ids[k]) j++;
+        if (j < other.ids.length && other.ids[j] === ids[k]) {
+          keptIds.push(ids[k]);
+          keptLevels.push(Math.min(levels[k], other.levels[j]));
+        }
       }
-      result = kept;
+      ids = keptIds;
+      levels = keptLevels;
     }
-    return result;
+    return { ids: ids, levels: levels };
   }
 
-  // One search: partitions are read newest first and only as far as the results shown need.
-  function Search(base, manifest, grams) {
+  // The manifest and every file downloaded for it, shared by the searches of a page.
+  function Index(base, manifest, size) {
     this.base = base;
     this.manifest = manifest;
-    this.grams = grams;
-    this.bytes = 0;
-    this.next = 0; // the next partition to read
-    this.matches = []; // {partition, id} newest first
-    this.rows = new Map();
-  }
-  Search.prototype.fetch = function (path, kind) {
+    this.size = size;
+    this.files = new Map(); // path -> Promise of {value, size}
+    this.offsets = [];
+    var offset = 0;
     var self = this;
-    return fetch(self.base + path).then(function (response) {
-      if (!response.ok) throw new Error(path + ": HTTP " + response.status);
-      return response.arrayBuffer();
-    }).then(function (buffer) {
-      self.bytes += buffer.byteLength;
-      return kind === "json" ? JSON.parse(decoder.decode(buffer)) : buffer;
+    manifest.partitions.forEach(function (partition) {
+      self.offsets.push(offset);
+      offset += partition.filter_bytes;
     });
+    this.newest = manifest.partitions.length ? dayNumber(manifest.partitions[0].last_day) : 0;
+    this.days = new Map(); // partition id -> day number of each document id
+  }
+  Index.prototype.load = function (path, decode) {
+    var self = this;
+    if (!self.files.has(path)) {
+      var loading = fetch(self.base + path).then(function (response) {
+        if (!response.ok) throw new Error(path + ": HTTP " + response.status);
+        return response.arrayBuffer();
+      }).then(function (buffer) {
+        return { value: decode(buffer), size: buffer.byteLength };
+      });
+      loading.catch(function () { self.files.delete(path); }); // a later search tries again
+      self.files.set(path, loading);
+    }
+    return self.files.get(path);
+  };
+  Index.prototype.dayOf = function (partition, id) {
+    var days = this.days.get(partition.id);
+    if (!days) {
+      days = [];
+      partition.days.forEach(function (pair) {
+        var day = dayNumber(pair[0]);
+        for (var i = 0; i < pair[1]; i++) days.push(day);
+      });
+      this.days.set(partition.id, days);
+    }
+    return days[id];
+  };
+  // The bucket and bit positions of a gram in a filter block of ``bits``: as index.filter_bits.
+  Index.prototype.mayHold = function (buckets, position, gram) {
+    var filter = this.manifest.filter;
+    var block = this.manifest.partitions[position].filter_bytes;
+    var first = fnv1a(gram);
+    var second = fnv1a(filter.seed + gram);
+    var step = (first >>> 8) | 1;
+    var data = buckets.get(first % filter.buckets);
+    var offset = this.offsets[position];
+    for (var i = 0; i < filter.hashes; i++) {
+      var bit = (second + i * step) % (block * 8);
+      if (!((data[offset + (bit >> 3)] >> (bit & 7)) & 1)) return false;
+    }
+    return true;
+  };
+
+  function idRange(partition, filters) {
+    var first = -1;
+    var last = -1;
+    var position = 0;
+    partition.days.forEach(function (pair) {
+      var inside = (!filters.from || pair[0] >= filters.from) && (!filters.to || pair[0] <= filters.to);
+      if (inside) {
+        if (first < 0) first = position;
+        last = position + pair[1];
+      }
+      position += pair[1];
+    });
+    return first < 0 ? [0, 0] : [first, last];
+  }
+  function normalisedText(text) {
+    return queryTerms(text || "").join(" ");
+  }
+
+  // One search: partitions are read newest first and only as far as the results shown need;
+  // a partition the filter files rule out is not downloaded at all.
+  function Search(index, query, filters) {
+    this.index = index;
+    this.manifest = index.manifest;
+    this.query = query;
+    this.filters = filters || {};
+    this.terms = parseQuery(query, this.manifest.synonyms || []);
+    this.filterGrams = [];
+    if (this.filters.platform) this.filterGrams.push(PLATFORM_GRAM + this.filters.platform);
+    if (this.filters.subsystem) this.filterGrams.push(SUBSYSTEM_GRAM + this.filters.subsystem);
+    if (this.filters.importance) this.filterGrams.push(IMPORTANCE_GRAM + this.filters.importance);
+    this.bytes = index.size;
+    this.counted = new Set();
+    this.next = 0; // the next partition to read
+    this.matches = [];
+    this.shown = 0;
+    var single = this.terms.length === 1 ? this.terms[0].typed : "";
+    this.shaPrefix = /^[0-9a-f]{7,40}$/.test(single) ? single.slice(0, 12) : "";
+    this.pullRequest = /^#[0-9]+$/.test(single) ? parseInt(single.slice(1), 10) : 0;
+    // A sha or a pull request is one commit anywhere in the archive: every partition the
+    // filter admits is read before ranking (the filter makes that cheap).
+    this.knownItem = Boolean(this.shaPrefix || this.pullRequest);
+    this.phrase = normalisedText(query);
+    // The words to mark in a result: each run of what was typed ("fp8量化" marks fp8 and 量化),
+    // and each synonym as a whole ("draft model", not every "model").
+    var needles = new Set();
+    this.terms.forEach(function (term) {
+      term.alternatives.forEach(function (alternative) {
+        if (alternative.words !== term.typed) {
+          if (alternative.words) needles.add(alternative.words);
+          return;
+        }
+        queryTerms(alternative.words).forEach(function (word) {
+          tokens.runs(word).forEach(function (run) { needles.add(run.chars.join("")); });
+        });
+      });
+    });
+    this.needles = Array.from(needles).sort(function (a, b) { return b.length - a.length; });
+  }
+  Search.prototype.empty = function () {
+    return !this.terms.length && !this.filterGrams.length;
   };
   Search.prototype.done = function () {
-    return this.next >= this.manifest.partitions.length;
+    return this.empty() || this.next >= this.manifest.partitions.length;
+  };
+  Search.prototype.use = function (path, decode) {
+    var self = this;
+    return self.index.load(path, decode).then(function (loaded) {
+      if (!self.counted.has(path)) {
+        self.counted.add(path);
+        self.bytes += loaded.size;
+      }
+      return loaded.value;
+    });
+  };
+  Search.prototype.allGrams = function () {
+    var grams = new Set(this.filterGrams);
+    this.terms.forEach(function (term) {
+      term.alternatives.forEach(function (alternative) {
+        alternative.grams.forEach(function (gram) { grams.add(gram); });
+      });
+    });
+    return Array.from(grams);
+  };
+  // The filter blocks of the grams: which of them partition ``position`` may hold.
+  Search.prototype.presence = function (position, grams) {
+    var self = this;
+    var filter = self.manifest.filter;
+    var wanted = new Set(grams.map(function (gram) { return fnv1a(gram) % filter.buckets; }));
+    var buckets = new Map();
+    return Promise.all(Array.from(wanted).map(function (bucket) {
+      return self.use(bucketName(bucket), function (buffer) { return new Uint8Array(buffer); })
+        .then(function (data) { buckets.set(bucket, data); });
+    })).then(function () {
+      var holds = new Map();
+      grams.forEach(function (gram) { holds.set(gram, self.index.mayHold(buckets, position, gram)); });
+      return holds;
+    });
   };
   Search.prototype.readPartition = function () {
     var self = this;
-    var partition = self.manifest.partitions[self.next++];
-    var shards = {};
-    self.grams.forEach(function (gram) { shards[fnv1a(gram) % partition.shards] = true; });
-    var wanted = Object.keys(shards).map(Number);
-    return Promise.all(wanted.map(function (shard) {
-      return self.fetch(partition.id + "/s/" + shardName(shard, partition.shards) + ".bin", "bin")
-        .then(function (buffer) { shards[shard] = decodeShard(buffer); });
-    })).then(function () {
-      var lists = self.grams.map(function (gram) {
-        return shards[fnv1a(gram) % partition.shards].get(gram) || new Uint32Array(0);
+    var position = self.next++;
+    var partition = self.manifest.partitions[position];
+    var range = idRange(partition, self.filters);
+    if (range[0] >= range[1]) return Promise.resolve();
+    return self.presence(position, self.allGrams()).then(function (holds) {
+      if (!self.filterGrams.every(function (gram) { return holds.get(gram); })) return null;
+      var alive = [];
+      for (var t = 0; t < self.terms.length; t++) {
+        var kept = self.terms[t].alternatives.filter(function (alternative) {
+          return alternative.grams.every(function (gram) { return holds.get(gram); });
+        });
+        if (!kept.length) return null;
+        alive.push(kept);
+      }
+      var grams = new Set(self.filterGrams);
+      alive.forEach(function (kept) {
+        kept.forEach(function (alternative) { alternative.grams.forEach(function (gram) { grams.add(gram); }); });
       });
-      intersect(lists).forEach(function (id) { self.matches.push({ partition: partition, id: id }); });
+      var shards = new Map();
+      grams.forEach(function (gram) { shards.set(fnv1a(gram) % partition.shards, null); });
+      return Promise.all(Array.from(shards.keys()).map(function (shard) {
+        return self.use(partition.id + "/s/" + shardName(shard, partition.shards) + ".bin", decodeShard)
+          .then(function (entries) { shards.set(shard, entries); });
+      })).then(function () {
+        function entry(gram) {
+          return shards.get(fnv1a(gram) % partition.shards).get(gram) || EMPTY;
+        }
+        self.score(position, partition, range, alive, entry);
+      });
     });
   };
-  // Resolves once at least ``count`` matches are known or every partition is read.
+  // BM25-style: per term, the best of its alternatives (weight x saturated field weight), times
+  // the term's rarity in the partition; then the recency prior.
+  Search.prototype.score = function (position, partition, range, alive, entry) {
+    var self = this;
+    var allowed = null;
+    self.filterGrams.forEach(function (gram) {
+      var ids = new Set(entry(gram).ids);
+      allowed = allowed ? new Set(Array.from(allowed).filter(function (id) { return ids.has(id); })) : ids;
+    });
+    var bests = alive.map(function (kept) {
+      var best = new Map();
+      kept.forEach(function (alternative) {
+        var found = intersectLevels(alternative.grams.map(entry));
+        for (var i = 0; i < found.ids.length; i++) {
+          var value = alternative.weight * saturate(LEVEL_WEIGHTS[found.levels[i]]);
+          if (!(best.get(found.ids[i]) >= value)) best.set(found.ids[i], value);
+        }
+      });
+      return best;
+    });
+    var rarity = bests.map(function (best) {
+      var documents = best.size;
+      return Math.log(1 + (partition.docs - documents + 0.5) / (documents + 0.5));
+    });
+    var candidates;
+    if (bests.length) {
+      var smallest = bests.reduce(function (a, b) { return a.size <= b.size ? a : b; });
+      candidates = Array.from(smallest.keys());
+    } else {
+      candidates = allowed ? Array.from(allowed) : [];
+    }
+    candidates.sort(function (a, b) { return a - b; });
+    candidates.forEach(function (id) {
+      if (id < range[0] || id >= range[1] || (allowed && !allowed.has(id))) return;
+      var score = bests.length ? 0 : 1;
+      for (var t = 0; t < bests.length; t++) {
+        var value = bests[t].get(id);
+        if (value === undefined) return;
+        score += rarity[t] * value;
+      }
+      var day = self.index.dayOf(partition, id);
+      score *= 1 + RECENCY * Math.pow(0.5, (self.index.newest - day) / HALF_LIFE_DAYS);
+      self.matches.push({ partition: partition, position: position, id: id, score: score, day: day });
+    });
+  };
+  // Resolves once more than ``count`` matches are known, or every partition is read.
   Search.prototype.find = function (count) {
     var self = this;
-    if (self.matches.length >= count || self.done()) return Promise.resolve(self.matches.length);
+    if (self.done() || (!self.knownItem && self.matches.length > count)) return Promise.resolve();
     return self.readPartition().then(function () { return self.find(count); });
   };
-  // The rows (metadata) of matches [start, end), fetching only the chunks they are in.
-  Search.prototype.rowsOf = function (start, end) {
+  function rank(a, b) {
+    var left = a.boosted === undefined ? a.score : a.boosted;
+    var right = b.boosted === undefined ? b.score : b.boosted;
+    return right - left || b.day - a.day || a.position - b.position || a.id - b.id;
+  }
+  Search.prototype.boost = function (row) {
+    var boost = 0;
+    if (this.shaPrefix && row[0].indexOf(this.shaPrefix) === 0) boost += BOOST_ITEM;
+    if (this.pullRequest && row[7] === this.pullRequest) boost += BOOST_ITEM;
+    var title = normalisedText(row[1]);
+    if (!this.phrase) return boost;
+    if (title === this.phrase || title.replace(/ ?\(#[0-9]+\)$/, "") === this.phrase) boost += BOOST_TITLE;
+    else if (title.indexOf(this.phrase) >= 0) boost += BOOST_PHRASE_TITLE;
+    else if (normalisedText(row[8]).indexOf(this.phrase) >= 0) boost += BOOST_PHRASE_EXCERPT;
+    return boost;
+  };
+  Search.prototype.rowsOf = function (matches) {
     var self = this;
     var size = self.manifest.chunk_size;
-    var slice = self.matches.slice(start, end);
-    var chunks = {};
-    slice.forEach(function (match) {
-      var key = match.partition.id + "/d/" + Math.floor(match.id / size) + ".json";
-      if (!self.rows.has(key)) chunks[key] = true;
+    var chunks = new Map();
+    matches.forEach(function (match) {
+      if (!match.row) chunks.set(match.partition.id + "/d/" + Math.floor(match.id / size) + ".json", null);
     });
-    return Promise.all(Object.keys(chunks).map(function (key) {
-      return self.fetch(key, "json").then(function (rows) { self.rows.set(key, rows); });
+    return Promise.all(Array.from(chunks.keys()).map(function (path) {
+      return self.use(path, function (buffer) { return JSON.parse(decoder.decode(buffer)); })
+        .then(function (rows) { chunks.set(path, rows); });
     })).then(function () {
-      return slice.map(function (match) {
-        return self.rows.get(match.partition.id + "/d/" + Math.floor(match.id / size) + ".json")[match.id % size];
+      matches.forEach(function (match) {
+        if (!match.row) match.row = chunks.get(match.partition.id + "/d/" + Math.floor(match.id / size) + ".json")[match.id % size];
+      });
+    });
+  };
+  // The next ``count`` results, best first. Their rows are read for the best twice as many,
+  // so an exact sha, pull request, title or phrase among them comes first.
+  Search.prototype.nextPage = function (count) {
+    var self = this;
+    return self.find(self.shown + count).then(function () {
+      var pending = self.matches.filter(function (match) { return !match.shown; }).sort(rank);
+      var candidates = pending.slice(0, count * 2);
+      return self.rowsOf(candidates).then(function () {
+        candidates.forEach(function (match) { match.boosted = match.score + self.boost(match.row); });
+        var page = candidates.sort(rank).slice(0, count);
+        page.forEach(function (match) { match.shown = true; });
+        self.shown += page.length;
+        return page;
       });
     });
   };
 
-  function gramsOf(query, filters) {
-    var grams = queryGrams(query);
-    if (filters && filters.platform) grams.push(PLATFORM_GRAM + filters.platform);
-    if (filters && filters.subsystem) grams.push(SUBSYSTEM_GRAM + filters.subsystem);
-    return grams;
-  }
-
-  // ---- the search page ---------------------------------------------------------------------
-  var PAGE = 20;
+  // ---- shared by the search page, the header box, tests and the benchmark -------------------
   var script = document.currentScript;
   var siteRoot = new URL("..", script ? script.src : location.href).href;
   var indexBase = siteRoot + "search/";
-  var manifestPromise = null;
-  function loadManifest() {
-    if (!manifestPromise) {
-      manifestPromise = fetch(indexBase + "manifest.json").then(function (response) {
+  var indexPromise = null;
+  function loadIndex() {
+    if (!indexPromise) {
+      indexPromise = fetch(indexBase + "manifest.json").then(function (response) {
         if (!response.ok) throw new Error("manifest.json: HTTP " + response.status);
         return response.arrayBuffer();
       }).then(function (buffer) {
-        return { manifest: JSON.parse(decoder.decode(buffer)), bytes: buffer.byteLength };
+        return new Index(indexBase, JSON.parse(decoder.decode(buffer)), buffer.byteLength);
       });
+      indexPromise.catch(function () { indexPromise = null; });
     }
-    return manifestPromise;
+    return indexPromise;
   }
-
-  // For the benchmark and tests: every match of a query, with the bytes it downloaded.
-  root.digestSearch = function (query, filters) {
-    return loadManifest().then(function (loaded) {
-      var grams = gramsOf(query, filters);
-      var search = new Search(indexBase, loaded.manifest, grams);
-      search.bytes = loaded.bytes;
-      if (!grams.length) return { ids: [], bytes: search.bytes };
-      return search.find(Infinity).then(function () {
-        return search.rowsOf(0, search.matches.length);
-      }).then(function (rows) {
-        return { ids: rows.map(function (row) { return row[0]; }), bytes: search.bytes };
-      });
-    });
-  };
-  root.digestSearchTokens = tokens;
-
   function commitUrl(manifest, row) {
     return siteRoot + manifest.commit_url.replace("{sha}", row[0]);
   }
 
-  // The header box of every page (assets/digest.js): the first ``count`` matches of a query,
-  // newest first, as {url, title, day} (title is untrusted text), and whether there are more.
+  // Every match of a query, ranked, with the bytes downloaded (tests and the benchmark).
+  root.digestSearch = function (query, filters) {
+    return loadIndex().then(function (index) {
+      var search = new Search(index, query, filters);
+      if (search.empty()) return { ids: [], bytes: search.bytes };
+      return search.nextPage(Infinity).then(function (page) {
+        return { ids: page.map(function (match) { return match.row[0]; }), bytes: search.bytes };
+      });
+    });
+  };
+
+  // The header box of every page (assets/digest.js): the first ``count`` results of a query,
+  // best first, as {url, title, day} (title is untrusted text), and whether there are more.
   root.digestSearchFirst = function (query, count) {
-    return loadManifest().then(function (loaded) {
-      var grams = gramsOf(query);
-      if (!grams.length) return { results: [], more: false };
-      var search = new Search(indexBase, loaded.manifest, grams);
-      return search.find(count + 1).then(function () {
-        return search.rowsOf(0, count);
-      }).then(function (rows) {
+    return loadIndex().then(function (index) {
+      var search = new Search(index, query, {});
+      if (search.empty()) return { results: [], more: false };
+      return search.nextPage(count).then(function (page) {
         return {
-          results: rows.map(function (row) {
-            return { url: commitUrl(loaded.manifest, row), title: row[1], day: row[2] };
+          results: page.map(function (match) {
+            return { url: commitUrl(index.manifest, match.row), title: match.row[1], day: match.row[2] };
           }),
           more: search.matches.length > count,
         };
@@ -323,25 +439,153 @@
     });
   };
 
+  // ---- rendering: DOM text nodes only ---------------------------------------------------------
+  var PAGE = 20;
+  var EXCERPT_BEFORE = 40; // characters shown before the first matched word
+  var EXCERPT_LENGTH = 200;
+
   function element(tag, className, text) {
     var node = document.createElement(tag);
     if (className) node.className = className;
     if (text !== undefined) node.textContent = text;
     return node;
   }
+  function isWordChar(char) {
+    return char !== undefined && isWord(char.codePointAt(0));
+  }
+  // [start, end) character ranges of ``chars`` (code points) where a needle occurs, merged.
+  function matchRanges(chars, needles) {
+    var units = []; // the normalised text, code point by code point, and where each came from
+    var origins = [];
+    chars.forEach(function (char, index) {
+      Array.from(normalise(char)).forEach(function (unit) {
+        units.push(unit);
+        origins.push(index);
+      });
+    });
+    var marked = new Uint8Array(chars.length);
+    needles.forEach(function (needle) {
+      var wanted = Array.from(needle);
+      var short = wanted.length < 3 && wanted.every(function (char) { return isWordChar(char); });
+      for (var at = 0; at + wanted.length <= units.length; at++) {
+        var same = true;
+        for (var k = 0; k < wanted.length && same; k++) same = units[at + k] === wanted[k];
+        if (!same) continue;
+        // A one- or two-letter word ("tp") is highlighted only where it is a whole word.
+        if (short && (isWordChar(units[at - 1]) || isWordChar(units[at + wanted.length]))) continue;
+        for (var m = origins[at]; m <= origins[at + wanted.length - 1]; m++) marked[m] = 1;
+      }
+    });
+    var ranges = [];
+    for (var i = 0; i < marked.length; i++) {
+      if (!marked[i]) continue;
+      var start = i;
+      while (i < marked.length && marked[i]) i++;
+      ranges.push([start, i]);
+    }
+    return ranges;
+  }
+  function appendMarked(parent, text, needles) {
+    var chars = Array.from(text);
+    var at = 0;
+    matchRanges(chars, needles).forEach(function (range) {
+      if (range[0] > at) parent.appendChild(document.createTextNode(chars.slice(at, range[0]).join("")));
+      parent.appendChild(element("mark", null, chars.slice(range[0], range[1]).join("")));
+      at = range[1];
+    });
+    if (at < chars.length) parent.appendChild(document.createTextNode(chars.slice(at).join("")));
+  }
+  // A title as the pages show it: `code` spans as code, matched words marked.
+  function appendTitle(parent, title, needles) {
+    var parts = title.split("`");
+    parts.forEach(function (part, i) {
+      var odd = i % 2 === 1; // the text after an opening backtick
+      var closed = i < parts.length - 1;
+      if (odd && closed && part) {
+        var code = element("code");
+        appendMarked(code, part, needles);
+        parent.appendChild(code);
+      } else {
+        appendMarked(parent, (odd ? "`" : "") + part + (odd && closed ? "`" : ""), needles);
+      }
+    });
+  }
+  // About EXCERPT_LENGTH characters of the excerpt, from just before its first matched word.
+  function appendExcerpt(parent, excerpt, needles) {
+    var chars = Array.from(excerpt || "");
+    var ranges = matchRanges(chars, needles);
+    var start = ranges.length ? Math.max(0, ranges[0][0] - EXCERPT_BEFORE) : 0;
+    if (start > 0) {
+      var space = chars.slice(start, ranges[0][0]).indexOf(" ");
+      if (space >= 0 && space < EXCERPT_BEFORE / 2) start += space + 1; // start at a word
+    }
+    var end = Math.min(chars.length, start + EXCERPT_LENGTH);
+    appendMarked(parent, (start > 0 ? "…" : "") + chars.slice(start, end).join("") + (end < chars.length ? "…" : ""), needles);
+  }
+
+  // The name without its emoji mark: the badge's colour dot is CSS, the same on every system.
+  function importanceName(manifest, level) {
+    return (manifest.importance[level] || "").replace(/^[^\p{L}\p{N}]+\s/u, "");
+  }
+  function labelNames(manifest) {
+    var names = { platforms: new Map(), subsystems: new Map() };
+    manifest.platforms.forEach(function (pair) { names.platforms.set(pair[0], pair[1]); });
+    manifest.subsystems.forEach(function (pair) { names.subsystems.set(pair[0], pair[1]); });
+    return names;
+  }
+
+  function renderResult(manifest, names, search, row) {
+    var item = element("li", "digest-search__result");
+    var link = element("a", "digest-search__title");
+    link.href = commitUrl(manifest, row);
+    appendTitle(link, row[1], search.needles);
+    item.appendChild(link);
+    var meta = element("div", "digest-search__meta");
+    var importance = importanceName(manifest, row[3]);
+    var badge = element("span", "digest-search__badge digest-search__badge--" + (row[3] || "none"), importance);
+    meta.appendChild(badge);
+    var day = element("time", "digest-search__day", row[2]);
+    day.setAttribute("datetime", row[2]);
+    meta.appendChild(day);
+    if (row[4]) meta.appendChild(element("span", "digest-search__type", manifest.change_types[row[4]] || row[4]));
+    [["platforms", row[5]], ["subsystems", row[6]]].forEach(function (pair) {
+      (pair[1] || []).forEach(function (id) {
+        var chip = element("a", "digest-search__chip digest-search__chip--" + pair[0], names[pair[0]].get(id) || id);
+        var template = (manifest.label_urls || {})[pair[0]];
+        if (template) chip.href = siteRoot + template.replace("{id}", id);
+        meta.appendChild(chip);
+      });
+    });
+    item.appendChild(meta);
+    if (row[8]) {
+      var excerpt = element("p", "digest-search__excerpt");
+      appendExcerpt(excerpt, row[8], search.needles);
+      item.appendChild(excerpt);
+    }
+    return item;
+  }
+
+  // ---- the search page ---------------------------------------------------------------------
+  var FIELDS = ["q", "platform", "subsystem", "importance", "from", "to"];
 
   function setUp(container) {
-    var input = container.querySelector("#digest-search-input");
-    var platform = container.querySelector("#digest-search-platform");
-    var subsystem = container.querySelector("#digest-search-subsystem");
+    var controls = {
+      q: container.querySelector("#digest-search-input"),
+      platform: container.querySelector("#digest-search-platform"),
+      subsystem: container.querySelector("#digest-search-subsystem"),
+      importance: container.querySelector("#digest-search-importance"),
+      from: container.querySelector("#digest-search-from"),
+      to: container.querySelector("#digest-search-to"),
+    };
+    var input = controls.q;
     var status = container.querySelector("#digest-search-status");
     var list = container.querySelector("#digest-search-results");
     var more = container.querySelector("#digest-search-more");
     var words = container.dataset;
     var generation = 0;
     var current = null;
-    var shown = 0;
     var timer = null;
+    var names = null;
 
     function fillSelect(select, pairs) {
       pairs.forEach(function (pair) {
@@ -350,74 +594,64 @@
         select.appendChild(option);
       });
     }
-
-    function render(rows, manifest) {
-      rows.forEach(function (row) {
-        var item = element("li", "digest-search__result");
-        var link = element("a", "digest-search__title", row[1]);
-        link.href = commitUrl(manifest, row);
-        item.appendChild(link);
-        var meta = element("div", "digest-search__meta");
-        meta.appendChild(element("span", "digest-search__day", row[2]));
-        meta.appendChild(element("span", "digest-search__importance", manifest.importance[row[3]] || ""));
-        if (row[4]) meta.appendChild(element("span", "digest-search__type", manifest.change_types[row[4]] || row[4]));
-        item.appendChild(meta);
-        list.appendChild(item);
-      });
+    function values() {
+      var found = {};
+      FIELDS.forEach(function (field) { found[field] = controls[field] ? controls[field].value : ""; });
+      return found;
     }
 
     function report(search) {
       var count = search.matches.length;
       var complete = search.done();
+      var chosen = values();
       // What the shown results answer: tests and the benchmark wait for their own query.
       list.setAttribute("data-query", search.query);
       list.setAttribute("data-platform", search.filters.platform || "");
       list.setAttribute("data-subsystem", search.filters.subsystem || "");
+      list.setAttribute("data-importance", search.filters.importance || "");
+      list.setAttribute("data-from", chosen.from);
+      list.setAttribute("data-to", chosen.to);
       list.setAttribute("data-count", String(count));
       list.setAttribute("data-complete", complete ? "true" : "false");
       list.setAttribute("data-bytes", String(search.bytes));
       if (!count) status.textContent = words.textEmpty;
       else status.textContent = (complete ? words.textCount : words.textCountAtLeast).replace("{count}", String(count));
-      more.hidden = shown >= count && complete;
+      more.hidden = search.shown >= count && complete;
     }
 
-    function showMore(manifest, search, mine) {
+    function showMore(index, search, mine) {
       more.disabled = true;
-      return search.find(shown + PAGE + 1).then(function () {
-        return search.rowsOf(shown, shown + PAGE);
-      }).then(function (rows) {
+      return search.nextPage(PAGE).then(function (page) {
         if (mine !== generation) return;
-        render(rows, manifest);
-        shown += rows.length;
+        page.forEach(function (match) { list.appendChild(renderResult(index.manifest, names, search, match.row)); });
         more.disabled = false;
         report(search);
       });
     }
 
     function run() {
+      clearTimeout(timer);
       var mine = ++generation;
-      var query = input.value;
-      var filters = { platform: platform.value, subsystem: subsystem.value };
+      var chosen = values();
       var url = new URL(location.href);
-      if (query) url.searchParams.set("q", query); else url.searchParams.delete("q");
+      FIELDS.forEach(function (field) {
+        if (chosen[field]) url.searchParams.set(field, chosen[field]);
+        else url.searchParams.delete(field);
+      });
       history.replaceState(null, "", url.href);
       list.textContent = "";
       list.removeAttribute("data-count");
       more.hidden = true;
-      shown = 0;
-      loadManifest().then(function (loaded) {
+      loadIndex().then(function (index) {
         if (mine !== generation) return null;
-        var grams = gramsOf(query, filters);
-        if (!grams.length) {
+        var search = new Search(index, chosen.q, chosen);
+        if (search.empty()) {
           status.textContent = "";
           return null;
         }
         status.textContent = words.textSearching;
-        current = new Search(indexBase, loaded.manifest, grams);
-        current.query = query;
-        current.filters = filters;
-        current.bytes = loaded.bytes;
-        return showMore(loaded.manifest, current, mine);
+        current = search;
+        return showMore(index, search, mine);
       }).catch(function (error) {
         if (mine === generation) status.textContent = words.textFailed + " " + error.message;
       });
@@ -427,29 +661,69 @@
       clearTimeout(timer);
       timer = setTimeout(run, 150);
     }
+    function resultLinks() {
+      return Array.prototype.slice.call(list.querySelectorAll("a.digest-search__title"));
+    }
 
-    loadManifest().then(function (loaded) {
-      fillSelect(platform, loaded.manifest.platforms);
-      fillSelect(subsystem, loaded.manifest.subsystems);
-      var query = new URL(location.href).searchParams.get("q");
-      if (query) {
-        input.value = query;
-        run();
+    loadIndex().then(function (index) {
+      var manifest = index.manifest;
+      names = labelNames(manifest);
+      fillSelect(controls.platform, manifest.platforms);
+      fillSelect(controls.subsystem, manifest.subsystems);
+      fillSelect(controls.importance, ["high", "medium", "low"].map(function (level) {
+        return [level, importanceName(manifest, level)];
+      }));
+      var partitions = manifest.partitions;
+      if (partitions.length) {
+        [controls.from, controls.to].forEach(function (control) {
+          control.min = partitions[partitions.length - 1].first_day;
+          control.max = partitions[0].last_day;
+        });
       }
+      // A search/?q=...&platform=... address restores that search.
+      var params = new URL(location.href).searchParams;
+      var restored = false;
+      FIELDS.forEach(function (field) {
+        var value = params.get(field);
+        if (value && controls[field]) {
+          controls[field].value = value;
+          restored = true;
+        }
+      });
+      if (restored) run();
     }).catch(function (error) {
       status.textContent = words.textFailed + " " + error.message;
     });
     input.addEventListener("input", schedule);
-    platform.addEventListener("change", run);
-    subsystem.addEventListener("change", run);
+    ["platform", "subsystem", "importance", "from", "to"].forEach(function (field) {
+      controls[field].addEventListener("change", run);
+    });
     container.querySelector("form").addEventListener("submit", function (event) {
       event.preventDefault();
       run();
     });
     more.addEventListener("click", function () {
-      loadManifest().then(function (loaded) {
-        if (current) showMore(loaded.manifest, current, generation);
+      loadIndex().then(function (index) {
+        if (current) showMore(index, current, generation);
       });
+    });
+    // Arrows move from the box through the results; Enter opens the one focused (a link).
+    input.addEventListener("keydown", function (event) {
+      if (event.key !== "ArrowDown") return;
+      var links = resultLinks();
+      if (!links.length) return;
+      event.preventDefault();
+      links[0].focus();
+    });
+    list.addEventListener("keydown", function (event) {
+      if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+      var links = resultLinks();
+      var at = links.indexOf(document.activeElement);
+      if (at < 0) return;
+      event.preventDefault();
+      var next = event.key === "ArrowDown" ? at + 1 : at - 1;
+      if (next < 0) input.focus();
+      else links[Math.min(next, links.length - 1)].focus();
     });
   }
 

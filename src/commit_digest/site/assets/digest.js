@@ -137,23 +137,27 @@
     "6.52 0 0 1 9.5 16 6.5 6.5 0 0 1 3 9.5 6.5 6.5 0 0 1 9.5 3m0 2C7 5 5 7 5 9.5S7 14 9.5 14 14 12 14 9.5 12 5 9.5 5";
   var engine = null;
 
-  /* The search page loads the engine itself; elsewhere it comes with the first query. */
+  /* The search page loads the engine itself; elsewhere it comes with the first query (its two
+     scripts in order: the query parser, then the engine that needs it). */
+  function loadScript(name) {
+    return new Promise(function (resolve, reject) {
+      var tag = document.createElement("script");
+      tag.src = siteRoot + name;
+      tag.onload = resolve;
+      tag.onerror = function () { reject(new Error(tag.src)); };
+      document.head.appendChild(tag);
+    });
+  }
   function loadEngine() {
     if (window.digestSearchFirst) return Promise.resolve(window.digestSearchFirst);
     if (!engine) {
-      engine = new Promise(function (resolve, reject) {
-        var tag = document.createElement("script");
-        tag.src = siteRoot + "assets/digest-search.js";
-        tag.onload = function () {
-          if (window.digestSearchFirst) resolve(window.digestSearchFirst);
-          else reject(new Error(tag.src));
-        };
-        tag.onerror = function () {
-          engine = null; // a later query tries again
-          reject(new Error(tag.src));
-        };
-        document.head.appendChild(tag);
+      engine = loadScript("assets/digest-search-query.js").then(function () {
+        return loadScript("assets/digest-search.js");
+      }).then(function () {
+        if (!window.digestSearchFirst) throw new Error(siteRoot + "assets/digest-search.js");
+        return window.digestSearchFirst;
       });
+      engine.catch(function () { engine = null; }); // a later query tries again
     }
     return engine;
   }
@@ -328,9 +332,12 @@
       var target = event.target;
       if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
       event.preventDefault();
-      expand(true);
-      input.focus();
-      input.select();
+      // On the search page "/" goes to the page's own box, which has the filters beside it.
+      var pageBox = document.getElementById("digest-search-input");
+      var box = pageBox || input;
+      if (!pageBox) expand(true);
+      box.focus();
+      box.select();
     });
   }
 

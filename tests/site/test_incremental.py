@@ -175,6 +175,28 @@ def test_full_renders_every_page_even_when_nothing_changed(project: Project) -> 
     assert inode(page) != old_inode
 
 
+def test_a_new_month_reuses_the_old_months_search_partition_and_its_filter(project: Project) -> None:
+    from commit_digest.search.reader import search
+
+    january = project.site / "search" / "2026q1m01" / "s"
+    kept = {path.name: inode(path) for path in january.glob("*.bin")}
+    when = datetime(2026, 2, 3, 9, 30, tzinfo=UTC)
+    with project.store() as store:
+        commit = make_commit("february-1", "[XPU] February zanzibarite commit", when)
+        store.put(CommitRecord(commit=commit, analysis=ok_analysis(Importance.LOW)))
+    project.assert_incremental_equals_cold()
+    assert {path.name: inode(path) for path in january.glob("*.bin")} == kept  # linked, not written again
+
+    def read(path: str) -> bytes:
+        return (project.site / "search" / path).read_bytes()
+
+    # The bucket files were rebuilt from both partitions' filters: each partition's words are found.
+    assert search(read, "zanzibarite") == [sha_for("february-1")[:12]]
+    assert sha_for("high-1")[:12] in search(read, "ROCm")
+    for query in ("zanzibarite", "ROCm", "调度器", "nothing-like-this"):
+        assert search(read, query) == search(read, query, use_filter=False), query
+
+
 def test_search_partitions_are_closed_quarters_and_the_newest_quarters_months() -> None:
     from zoneinfo import ZoneInfo
 

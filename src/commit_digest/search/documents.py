@@ -19,7 +19,7 @@ from commit_digest.vocabulary import IMPORTANCE_NAMES, change_type_name
 
 _IMPORTANCE_MARKS = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
 _NOT_ANALYSED = {"zh": "⚪ 未分析", "en": "⚪ not analysed"}
-EXCERPT_CHARS = 360  # the client shows about 200 characters around the first matched word
+EXCERPT_CHARS = 280  # the client shows about 200 characters, from just before the first matched word
 
 
 def _label_names(rule: LabelRule | None, label_id: str) -> str:

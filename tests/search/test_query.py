@@ -4,7 +4,7 @@ without spaces, pull request numbers."""
 from __future__ import annotations
 
 from commit_digest.search.documents import synonym_groups
-from commit_digest.search.query import PULL_REQUEST_GRAM, SYNONYM_WEIGHT, parse_query
+from commit_digest.search.query import NARROWER_WEIGHT, PULL_REQUEST_GRAM, SYNONYM_WEIGHT, parse_query
 from commit_digest.search.tokens import term_grams
 from commit_digest.taxonomy import Taxonomy
 
@@ -25,7 +25,8 @@ def test_a_synonym_in_either_language_expands_to_the_label_and_its_words(taxonom
         assert "\x01s:spec-decode" in {gram for alternative in term.alternatives for gram in alternative.grams}
         typed = [alternative for alternative in term.alternatives if alternative.weight == 1.0]
         assert [alternative.words for alternative in typed] == [" ".join(query.lower().split())]
-        assert all(a.weight == SYNONYM_WEIGHT for a in term.alternatives if a not in typed)
+        weights = {a.words: a.weight for a in term.alternatives if a not in typed}
+        assert weights["eagle"] == NARROWER_WEIGHT < weights[""] == SYNONYM_WEIGHT < 1  # "" is the label
 
 
 def test_a_narrower_word_is_itself_only(taxonomy: Taxonomy) -> None:

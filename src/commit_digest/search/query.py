@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from commit_digest.search.tokens import CJK, query_terms, runs, term_grams
 
 PULL_REQUEST_GRAM = "\x01#"  # + the number: the commit of that pull request
-SYNONYM_WEIGHT = 0.6  # a synonym's or the label's match, against 1 for the words typed
+SYNONYM_WEIGHT = 0.8  # a synonym's or the label's match, against 1 for the words typed
+NARROWER_WEIGHT = 0.6  # a kind of the label ("eagle" for spec decode): less than the label itself
 NUMBER_WEIGHT = 0.5  # "#123" found as a number in the text, not as the commit of pull request 123
 _PULL_REQUEST = re.compile(r"#([0-9]{1,9})")
 _LONG_SHA = re.compile(r"[0-9a-f]{13,40}")  # the index holds the first 12 digits of a sha
@@ -106,8 +107,10 @@ def _synonym_term(typed: str, groups: Sequence[SynonymGroup]) -> Term:
 
     add(_phrase_grams(typed), 1.0, typed)
     for group in groups:
-        for phrase in (*group.same, *group.narrower):
+        for phrase in group.same:
             add(_phrase_grams(phrase), SYNONYM_WEIGHT, " ".join(query_terms(phrase)))
+        for phrase in group.narrower:
+            add(_phrase_grams(phrase), NARROWER_WEIGHT, " ".join(query_terms(phrase)))
         add((group.gram,), SYNONYM_WEIGHT, "")
     return Term(typed, tuple(alternatives.values()))
 

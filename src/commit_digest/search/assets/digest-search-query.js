@@ -141,7 +141,8 @@
 
   // ---- query parser: mirrors query.py step for step ------------------------------------------
   var PULL_REQUEST_GRAM = "\u0001#";
-  var SYNONYM_WEIGHT = 0.6;
+  var SYNONYM_WEIGHT = 0.8;
+  var NARROWER_WEIGHT = 0.6;
   var NUMBER_WEIGHT = 0.5;
   var PULL_REQUEST = /^#([0-9]{1,9})$/;
   var LONG_SHA = /^[0-9a-f]{13,40}$/;
@@ -206,8 +207,11 @@
     }
     add(phraseGrams(typed), 1, typed);
     groups.forEach(function (group) {
-      group.same.concat(group.narrower).forEach(function (phrase) {
+      group.same.forEach(function (phrase) {
         add(phraseGrams(phrase), SYNONYM_WEIGHT, queryTerms(phrase).join(" "));
+      });
+      group.narrower.forEach(function (phrase) {
+        add(phraseGrams(phrase), NARROWER_WEIGHT, queryTerms(phrase).join(" "));
       });
       add([group.gram], SYNONYM_WEIGHT, "");
     });

@@ -15,9 +15,12 @@
   var isWord = tokens.isWord;
 
   // ---- index reader ---------------------------------------------------------------------------
-  var LEVEL_WEIGHTS = [1, 2, 4, 10]; // body, summary, labels, title: a pseudo term frequency
-  var K1 = 1.2; // BM25's saturation
-  var RECENCY = 0.3; // a commit of the newest day scores up to 30% more ...
+  // Body, summary, labels, title: a pseudo term frequency. Saturated (K1), a title match is
+  // worth 2.6 body matches and a labels match 1.8: a synonym in a title (x SYNONYM_WEIGHT)
+  // still ranks above the label's name, which every commit with the label holds.
+  var LEVEL_WEIGHTS = [1, 2, 3, 12];
+  var K1 = 2; // BM25's saturation
+  var RECENCY = 0.15; // a commit of the newest day scores up to 15% more ...
   var HALF_LIFE_DAYS = 30; // ... and one a month older half of that
   var BOOST_ITEM = 1000; // the sha or pull request asked for
   var BOOST_TITLE = 500; // the whole title typed

@@ -437,6 +437,7 @@
             return { url: commitUrl(index.manifest, match.row), title: match.row[1], day: match.row[2] };
           }),
           more: search.matches.length > count,
+          needles: search.needles,
         };
       });
     });
@@ -530,6 +531,9 @@
   function importanceName(manifest, level) {
     return (manifest.importance[level] || "").replace(/^[^\p{L}\p{N}]+\s/u, "");
   }
+  // For the header box: a title with its code spans and the query's words marked.
+  root.digestSearchTitle = appendTitle;
+
   function labelNames(manifest) {
     var names = { platforms: new Map(), subsystems: new Map() };
     manifest.platforms.forEach(function (pair) { names.platforms.set(pair[0], pair[1]); });

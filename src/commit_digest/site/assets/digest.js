@@ -244,7 +244,11 @@
         var item = element("li", "digest-hsearch__result");
         var link = element("a", "digest-hsearch__link");
         link.href = result.url;
-        link.appendChild(element("span", "digest-hsearch__title", result.title));
+        var title = element("span", "digest-hsearch__title");
+        // Code spans and matched words as on the search page (text nodes only, digest-search.js).
+        if (window.digestSearchTitle) window.digestSearchTitle(title, result.title, found.needles || []);
+        else title.textContent = result.title;
+        link.appendChild(title);
         link.appendChild(element("span", "digest-hsearch__day", result.day));
         item.appendChild(link);
         parts.list.appendChild(item);

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from commit_digest.errors import TaxonomyError
 from commit_digest.models import LABEL_ID_PATTERN, Label, LabelSource
+from commit_digest.pr_template import strip_template
 
 MAX_REASONS_PER_LABEL = 3
 _TAG_RUN = re.compile(r"^\s*((?:\[[^\]\n]{1,60}\]\s*:?\s*)+)")
@@ -198,7 +199,9 @@ def classify(
     taxonomy = taxonomy or load_taxonomy()
     tags = title_tags(title)
     texts = {"title": title}
-    body = message.strip()
+    # Template boilerplate ("What this PR does / why we need it?", checklists) is not the
+    # author's words: it would give every commit of a repository the same labels.
+    body = strip_template(message).strip()
     if body and body != title.strip():
         texts["message"] = body
     only_tests_or_docs = bool(paths) and all(_TEST_OR_DOC.match_file(path) for path in paths)

@@ -228,3 +228,21 @@ def test_taxonomy_file_replaces_the_builtin_rules(tmp_path: Path) -> None:
     assert taxonomy.platform_ids == ("npu",)
     assert taxonomy.subsystem_ids == ()
     assert ids(classify("[NPU] Add graph mode", taxonomy=taxonomy).platforms) == {"npu"}
+
+
+def test_pr_template_boilerplate_gives_no_label() -> None:
+    # vllm-ascend's template: its headings hold words that would be frontend and core labels.
+    message = (
+        "### What this PR does / why we need it?\n"
+        "Fix the shape of the rotary embedding cache.\n\n"
+        "### Does this PR introduce _any_ user-facing change?\n"
+        "No.\n\n"
+        "### How was this patch tested?\n"
+        "CI passed with new added/existing test.\n"
+    )
+    from commit_digest.pr_template import strip_template
+
+    assert "user-facing" not in strip_template(message)
+    found = classify("Fix rotary cache shape", message, ["vllm_ascend/ops/rotary_embedding.py"])
+    reasons = [reason for reasons in found.reasons.values() for reason in reasons]
+    assert not any("user-facing" in reason or "patch tested" in reason for reason in reasons), reasons

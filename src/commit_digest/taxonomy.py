@@ -133,6 +133,24 @@ class Taxonomy(_Frozen):
     platforms: tuple[LabelRule, ...]
     subsystems: tuple[LabelRule, ...]
 
+    model_config = ConfigDict(extra="forbid", frozen=True, ignored_types=(cached_property,))
+
+    @cached_property
+    def _classified(self) -> dict[tuple[str, str, tuple[str, ...]], Classification]:
+        return {}
+
+    def classify(self, title: str, message: str, paths: Sequence[str]) -> Classification:
+        """``classify`` with this taxonomy, remembered: a build labels every commit by the current
+        rules, once per language, and an archive's commits do not change between languages."""
+        key = (title, message, tuple(paths))
+        found = self._classified.get(key)
+        if found is None:
+            found = self._classified[key] = classify(title, message, paths, self)
+        return found
+
+    def knows(self, label_id: str) -> bool:
+        return self.platform(label_id) is not None or self.subsystem(label_id) is not None
+
     def platform(self, label_id: str) -> LabelRule | None:
         return next((rule for rule in self.platforms if rule.id == label_id), None)
 

@@ -160,6 +160,29 @@ def test_a_changed_taxonomy_display_name_renders_everything_again(project: Proje
     assert "AMD 显卡" in project.commit_page("new-day-1").read_text(encoding="utf-8")
 
 
+def test_a_taxonomy_change_relabels_stored_commits_at_the_next_build(project: Project) -> None:
+    """A new platform's rules reach commits analysed long before it existed: the store is not
+    touched (no analysis is redone, no LLM asked), the site shows the label and the rule's reason."""
+    with project.store() as store:
+        revision = store.revision()
+    page = project.commit_page("medium-1")  # "[Quant] Support MXFP4 W4A16 for MoE (#32285)"
+    assert "/platforms/ascend/" not in page.read_text(encoding="utf-8")
+    ascend = {"name": {"zh": "昇腾 NPU", "en": "Ascend NPU"}, "words": ["W4A16"]}
+    project.options["taxonomy"] = {"platforms": {"ascend": ascend}}
+    project.configure()
+    project.assert_incremental_equals_cold()
+    text = page.read_text(encoding="utf-8")
+    assert "../../platforms/ascend/" in text and "W4A16" in text[text.index("昇腾 NPU") :]
+    assert (project.site / "platforms" / "ascend" / "index.html").exists()
+    with project.store() as store:
+        assert store.revision() == revision
+    # And back: removing the rule removes the label from every page.
+    del project.options["taxonomy"]["platforms"]["ascend"]
+    project.configure()
+    project.assert_incremental_equals_cold()
+    assert "platforms/ascend/" not in page.read_text(encoding="utf-8")
+
+
 def test_a_changed_plugin_option_renders_everything_again(project: Project) -> None:
     project.options["days_on_home"] = 1
     project.configure()

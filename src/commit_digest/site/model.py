@@ -10,10 +10,10 @@ from datetime import date, datetime
 from functools import cached_property
 from zoneinfo import ZoneInfo
 
-from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, Importance, Label, LanguageCode
+from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, Importance, Label, LabelSource, LanguageCode
 from commit_digest.site.fingerprint import text_digest
 from commit_digest.site.wording import Worded, Wording
-from commit_digest.taxonomy import Taxonomy, classify
+from commit_digest.taxonomy import Taxonomy
 
 # The group of a commit without an ok analysis: shown last, never dropped.
 UNANALYSED = "unanalysed"
@@ -159,20 +159,36 @@ class SiteIndex:
         return {month: tuple(days) for month, days in grouped.items()}
 
 
-def site_commit(record: CommitRecord, zone: ZoneInfo, taxonomy: Taxonomy, wording: Wording) -> SiteCommit:
+def site_labels(record: CommitRecord, taxonomy: Taxonomy) -> tuple[tuple[Label, ...], tuple[Label, ...]]:
+    """The labels the site gives a commit: the current rules' (derived at every build, so a
+    changed taxonomy relabels the archive with no LLM call), then the labels a model or a
+    legacy report gave, kept with their source while the taxonomy still has them. The rule
+    labels stored with an analysis are the rules of its day and give way to today's."""
     commit = record.commit
-    analysis = record.analysis
-    if analysis is not None and analysis.ok:
-        platforms, subsystems = analysis.platforms, analysis.subsystems
-    else:
-        # Not analysed yet: the rules still put the commit on its platform and subsystem pages.
-        found = classify(commit.title, commit.body, [change.path for change in commit.files], taxonomy)
-        platforms, subsystems = found.platforms, found.subsystems
+    rules = taxonomy.classify(commit.title, commit.body, [change.path for change in commit.files])
+    given = record.analysis
+
+    def labels(found: Sequence[Label], stored: Sequence[Label], order: Sequence[str]) -> tuple[Label, ...]:
+        kept = {label.id: label for label in found}
+        for label in stored:
+            if label.source is not LabelSource.RULE and label.id in order and label.id not in kept:
+                kept[label.id] = label
+        position = {label_id: index for index, label_id in enumerate(order)}
+        return tuple(sorted(kept.values(), key=lambda label: position[label.id]))
+
+    return (
+        labels(rules.platforms, given.platforms if given else (), taxonomy.platform_ids),
+        labels(rules.subsystems, given.subsystems if given else (), taxonomy.subsystem_ids),
+    )
+
+
+def site_commit(record: CommitRecord, zone: ZoneInfo, taxonomy: Taxonomy, wording: Wording) -> SiteCommit:
+    platforms, subsystems = site_labels(record, taxonomy)
     return SiteCommit(
         record=record,
-        local_time=commit.committed_at.astimezone(zone),
-        platforms=_unique(platforms),
-        subsystems=_unique(subsystems),
+        local_time=record.commit.committed_at.astimezone(zone),
+        platforms=platforms,
+        subsystems=subsystems,
         fingerprint=text_digest(record.model_dump_json()),
         wording=wording,
     )

@@ -61,8 +61,29 @@ class GithubSettings(_Settings):
     default_days: int = Field(default=2, ge=1)
 
 
+class RepositorySettings(_Settings):
+    """One repository a site follows (an item of ``repositories:``)."""
+
+    name: str = Field(pattern=REPOSITORY_PATTERN)
+    # Every commit of this repository is on these platforms (a hardware plugin: [ascend]).
+    platforms: tuple[str, ...] = ()
+    # Additions and overrides of the taxonomy for this repository's commits only, applied after
+    # the site-wide ``taxonomy:``.
+    taxonomy: dict[str, Any] | None = None
+    branch: str | None = None  # default: the site-wide github.branch, else the default branch
+    title: str | None = None  # what the site calls it (default: the name after the owner)
+
+    @property
+    def display_name(self) -> str:
+        return self.title or self.name.split("/", 1)[1]
+
+
 class DigestSettings(_Settings):
+    # The shorthand for one repository; with ``repositories`` it is their first.
     repository: str = Field(default="vllm-project/vllm", pattern=REPOSITORY_PATTERN)
+    # Every repository the site follows, in the order the site lists them. After validation
+    # never empty: ``repository`` alone gives a list of one.
+    repositories: tuple[RepositorySettings, ...] = ()
     cache_dir: Path = Path("cache")
     language: Language = "zh"
     # Every language the site is published in, the first the default (at the site's root);
@@ -98,6 +119,62 @@ class DigestSettings(_Settings):
         if not self.languages:
             object.__setattr__(self, "languages", (self.language,))
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_repository_list(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or not data.get("repositories"):
+            return data
+        repositories = data["repositories"]
+        if isinstance(repositories, str) or not isinstance(repositories, list | tuple):
+            raise ValueError("repositories must be a list of {name: owner/name, ...}")
+        # "- vllm-project/vllm" is the short form of "- name: vllm-project/vllm".
+        items = [{"name": item} if isinstance(item, str) else item for item in repositories]
+        names = [item.get("name") if isinstance(item, Mapping) else None for item in items]
+        if len(set(names)) != len(names):
+            raise ValueError("repositories lists a repository twice")
+        repository = data.get("repository")
+        if repository is not None and repository not in names:
+            raise ValueError(f"repository {repository!r} is not one of repositories {names}")
+        return {**data, "repositories": items, "repository": repository or names[0]}
+
+    @model_validator(mode="after")
+    def _repositories_include_repository(self) -> Self:
+        if not self.repositories:
+            object.__setattr__(self, "repositories", (RepositorySettings(name=self.repository),))
+        return self
+
+    @property
+    def repository_names(self) -> tuple[str, ...]:
+        return tuple(item.name for item in self.repositories)
+
+    def repository_settings(self, name: str) -> RepositorySettings:
+        for item in self.repositories:
+            if item.name == name:
+                return item
+        raise InputError(f"{name} is not a repository of this site (repositories: {', '.join(self.repository_names)})")
+
+    def for_repository(self, name: str) -> DigestSettings:
+        """These settings as a one-repository command sees them: ``repository`` is ``name``, its
+        branch is the GitHub branch, its taxonomy overrides follow the site-wide ones."""
+        item = self.repository_settings(name)
+        github = self.github.model_copy(update={"branch": item.branch}) if item.branch else self.github
+        return self.model_copy(update={"repository": name, "github": github, "taxonomy": self.taxonomy_for(name)})
+
+    def taxonomy_for(self, name: str) -> dict[str, Any] | None:
+        """The taxonomy overrides for one repository's commits: the site's, then its own."""
+        own = self.repository_settings(name).taxonomy
+        if not own:
+            return self.taxonomy
+        merged: dict[str, Any] = {section: dict(labels) for section, labels in (self.taxonomy or {}).items()}
+        for section, labels in own.items():
+            if not isinstance(labels, Mapping):
+                merged[section] = labels  # the taxonomy reports the bad section by name
+                continue
+            for label_id, body in labels.items():
+                base = merged.setdefault(section, {}).get(label_id)
+                merged[section][label_id] = {**base, **body} if isinstance(base, Mapping) and isinstance(body, Mapping) else body
+        return merged
 
     @field_validator("timezone")
     @classmethod

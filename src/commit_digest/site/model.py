@@ -145,11 +145,32 @@ class Day:
 
 
 @dataclass(frozen=True)
+class SiteRepository:
+    """A repository the site follows, as the site model needs it."""
+
+    name: str  # owner/name
+    title: str  # what the pages call it
+    taxonomy: Taxonomy | None = None  # the rules its commits are labelled by (default: the site's)
+    platforms: tuple[str, ...] = ()  # every commit of it is on these platforms
+
+    @classmethod
+    def named(cls, name: str) -> SiteRepository:
+        return cls(name=name, title=name.split("/", 1)[-1])
+
+
+@dataclass(frozen=True)
 class SiteIndex:
-    repository: str
+    repository: str  # the first (the only one of most sites)
     days: tuple[Day, ...]  # newest first
     by_platform: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)  # newest first
     by_subsystem: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)
+    repositories: tuple[SiteRepository, ...] = ()
+    by_repository: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)  # newest first
+
+    @property
+    def several_repositories(self) -> bool:
+        """Whether pages name each commit's repository (and its pages' paths hold it)."""
+        return len(self.repositories) > 1
 
     @property
     def months(self) -> dict[str, tuple[Day, ...]]:
@@ -159,7 +180,9 @@ class SiteIndex:
         return {month: tuple(days) for month, days in grouped.items()}
 
 
-def site_labels(record: CommitRecord, taxonomy: Taxonomy) -> tuple[tuple[Label, ...], tuple[Label, ...]]:
+def site_labels(
+    record: CommitRecord, taxonomy: Taxonomy, repository_platforms: Sequence[str] = ()
+) -> tuple[tuple[Label, ...], tuple[Label, ...]]:
     """The labels the site gives a commit: the current rules' (derived at every build, so a
     changed taxonomy relabels the archive with no LLM call), then the labels a model or a
     legacy report gave, kept with their source while the taxonomy still has them. The rule
@@ -169,21 +192,35 @@ def site_labels(record: CommitRecord, taxonomy: Taxonomy) -> tuple[tuple[Label, 
     given = record.analysis
 
     def labels(found: Sequence[Label], stored: Sequence[Label], order: Sequence[str]) -> tuple[Label, ...]:
-        kept = {label.id: label for label in found}
+        kept: dict[str, Label] = {}
+        for label in found:
+            kept.setdefault(label.id, label)
         for label in stored:
             if label.source is not LabelSource.RULE and label.id in order and label.id not in kept:
                 kept[label.id] = label
         position = {label_id: index for index, label_id in enumerate(order)}
         return tuple(sorted(kept.values(), key=lambda label: position[label.id]))
 
+    # A repository that is all about one platform (a hardware plugin) puts each commit on it.
+    own = [
+        Label(id=label_id, reason=f"repository {commit.repository}")
+        for label_id in repository_platforms
+        if label_id in taxonomy.platform_ids
+    ]
     return (
-        labels(rules.platforms, given.platforms if given else (), taxonomy.platform_ids),
+        labels([*rules.platforms, *own], given.platforms if given else (), taxonomy.platform_ids),
         labels(rules.subsystems, given.subsystems if given else (), taxonomy.subsystem_ids),
     )
 
 
-def site_commit(record: CommitRecord, zone: ZoneInfo, taxonomy: Taxonomy, wording: Wording) -> SiteCommit:
-    platforms, subsystems = site_labels(record, taxonomy)
+def site_commit(
+    record: CommitRecord,
+    zone: ZoneInfo,
+    taxonomy: Taxonomy,
+    wording: Wording,
+    repository_platforms: Sequence[str] = (),
+) -> SiteCommit:
+    platforms, subsystems = site_labels(record, taxonomy, repository_platforms)
     return SiteCommit(
         record=record,
         local_time=record.commit.committed_at.astimezone(zone),
@@ -204,15 +241,26 @@ def _unique(labels: Sequence[Label]) -> tuple[Label, ...]:
 def build_index(
     records: Iterable[CommitRecord],
     *,
-    repository: str,
+    repository: str | None = None,
+    repositories: Sequence[SiteRepository] = (),
     zone: ZoneInfo,
     taxonomy: Taxonomy,
     language: LanguageCode = "zh",
 ) -> SiteIndex:
+    """The site's commits: those of ``repositories`` (or of the one ``repository``), each
+    labelled by its repository's taxonomy; ``taxonomy`` is the site's (names, order, pages)."""
+    if not repositories:
+        if repository is None:
+            raise ValueError("build_index needs a repository or repositories")
+        repositories = (SiteRepository.named(repository),)
+    followed = {item.name: item for item in repositories}
     wording = Wording(language, taxonomy)
-    commits = [
-        site_commit(record, zone, taxonomy, wording) for record in records if record.commit.repository == repository
-    ]
+    commits = []
+    for record in records:
+        found = followed.get(record.commit.repository)
+        if found is not None:
+            rules = found.taxonomy or taxonomy
+            commits.append(site_commit(record, zone, rules, wording, found.platforms))
     commits.sort(key=lambda item: (item.record.commit.committed_at, item.sha))
     by_day: dict[date, list[SiteCommit]] = defaultdict(list)
     for item in commits:
@@ -221,14 +269,18 @@ def build_index(
     newest_first = list(reversed(commits))
     by_platform: dict[str, list[SiteCommit]] = {rule.id: [] for rule in taxonomy.platforms}
     by_subsystem: dict[str, list[SiteCommit]] = {rule.id: [] for rule in taxonomy.subsystems}
+    by_repository: dict[str, list[SiteCommit]] = {item.name: [] for item in repositories}
     for item in newest_first:
         for label in item.platforms:
             by_platform.setdefault(label.id, []).append(item)
         for label in item.subsystems:
             by_subsystem.setdefault(label.id, []).append(item)
+        by_repository[item.record.commit.repository].append(item)
     return SiteIndex(
-        repository=repository,
+        repository=repositories[0].name,
         days=days,
         by_platform={key: tuple(value) for key, value in by_platform.items()},
         by_subsystem={key: tuple(value) for key, value in by_subsystem.items()},
+        repositories=tuple(repositories),
+        by_repository={key: tuple(value) for key, value in by_repository.items()},
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 # Template headings, compared after ``_normalized`` (no "#", "*", "_", case or trailing "(必填)").
 _TEMPLATE_HEADINGS = frozenset(
@@ -32,6 +33,9 @@ _TEMPLATE_HEADINGS = frozenset(
         "how was this patch tested",
     }
 )
+# Headings whose section says how the change was tested, not what it does.
+TESTING_HEADINGS = frozenset({"test plan", "test result", "test results", "how was this patch tested"})
+USER_FACING_HEADING = "does this pr introduce any user-facing change"
 # Instruction lines of the templates: a line containing one of these goes whole.
 _TEMPLATE_PHRASES = (
     "fill in the pr description here",
@@ -198,3 +202,27 @@ def strip_template(text: str) -> str:
         if rest is not None:
             kept.append((rest, in_code))
     return "\n".join(_trimmed(_drop_empty_sections(kept)))
+
+
+@dataclass(frozen=True)
+class TemplateSection:
+    """What the author wrote under one template heading (``heading`` as normalized, e.g. "test
+    plan"), or before any (``heading`` None), through ``strip_template``."""
+
+    heading: str | None
+    text: str
+
+
+def template_sections(text: str) -> list[TemplateSection]:
+    """``text`` cut at the template's headings, each part without boilerplate; parts left empty
+    are dropped. A reader can then tell the purpose from the test notes or a bare "No" answer."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    parts: list[tuple[str | None, list[str]]] = [(None, [])]
+    for line, in_code in _without_markup_blocks(lines):
+        heading = None if in_code else _normalized(line)
+        if heading in _TEMPLATE_HEADINGS:
+            parts.append((heading, []))
+        else:
+            parts[-1][1].append(line)
+    sections = [TemplateSection(heading, strip_template("\n".join(body))) for heading, body in parts]
+    return [section for section in sections if section.text]

@@ -3,8 +3,16 @@ from datetime import UTC, datetime
 import pytest
 
 from commit_digest.analysis.offline import OfflineAnalyzer, clip_sentence, message_points
-from commit_digest.models import ChangeType, FileChange, FileStatus, Importance
+from commit_digest.models import Analysis, ChangeType, FileChange, FileStatus, Importance
+from commit_digest.settings import Language
 from commit_digest.taxonomy import load_taxonomy
+from tests.core.test_pr_template import (
+    VLLM_ASCEND_FILLED,
+    VLLM_ASCEND_TEMPLATE,
+    VLLM_FILLED,
+    VLLM_OLD_TEMPLATE,
+    VLLM_TEMPLATE,
+)
 from tests.factories import make_commit
 
 
@@ -153,3 +161,76 @@ def test_a_commit_without_files_still_gets_an_analysis(analyzer: OfflineAnalyzer
     result = analyzer.analyze(make_commit(4, title="Empty merge", files=()))
     assert result.ok and result.change_type is ChangeType.OTHER
     assert result.provenance.created_at == datetime(2026, 1, 8, 12, 4, tzinfo=UTC)
+
+
+# Words of vLLM's and vllm-ascend's PR templates (headings, instructions, checklist) that no
+# offline analysis may repeat.
+TEMPLATE_WORDS = (
+    "what this pr does",
+    "why we need it",
+    "user-facing change",
+    "how was this patch tested",
+    "purpose",
+    "test plan",
+    "test result",
+    "please clarify",
+    "before submitting",
+    "essential elements",
+    "checklist",
+    "fill in the pr description",
+    "documentation-only updates",
+    "ci passed with new added",
+    "vllm version",
+    "vllm main",
+)
+
+
+def analysis_text(result: Analysis) -> str:
+    return result.model_dump_json().lower()
+
+
+@pytest.mark.parametrize("template", [VLLM_TEMPLATE, VLLM_OLD_TEMPLATE, VLLM_ASCEND_TEMPLATE])
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_an_empty_template_is_as_good_as_no_message(template: str, language: Language) -> None:
+    analyzer = OfflineAnalyzer(load_taxonomy(), language)
+    for files in ((change("vllm/v1/worker/gpu_model_runner.py", 30, 4),), ()):
+        templated = analyzer.analyze(make_commit(5, body=template, files=files))
+        assert templated == analyzer.analyze(make_commit(5, body="", files=files))
+        assert not [word for word in TEMPLATE_WORDS if word in analysis_text(templated)]
+
+
+def test_a_filled_vllm_ascend_template_gives_only_what_the_author_wrote(analyzer: OfflineAnalyzer) -> None:
+    question = "### Does this PR introduce _any_ user-facing change?\n"
+    body = VLLM_ASCEND_FILLED.replace(
+        f"{question}<!--\nNote that it means *any* user-facing change.\n-->\n", f"{question}No.\n"
+    )
+    assert f"{question}No." in body
+    result = analyzer.analyze(make_commit(6, title="[Ops] Add MLA prefill kernel (#3001)", body=body))
+    # Neither the headings, nor the bare "No." to one of them, nor the test notes.
+    assert result.summary == (
+        "Add the MLA prefill kernel for Ascend 910B.",
+        "共改动 1 个文件（+10/−2 行），主要涉及 vllm/v1/core/。",
+    )
+    assert not [word for word in TEMPLATE_WORDS if word in analysis_text(result)]
+
+
+def test_a_filled_vllm_template_keeps_the_purpose_and_leaves_the_test_plan(analyzer: OfflineAnalyzer) -> None:
+    result = analyzer.analyze(make_commit(7, title="[ROCm] Fix fused_moe on gfx950 (#3002)", body=VLLM_FILLED))
+    assert result.summary[:2] == ("Fix the crash of `fused_moe` on gfx950 when `num_experts > 256`.", "FIX #31234")
+    assert not any("pytest" in point or "48 tests" in point for point in result.summary)
+    assert not [word for word in TEMPLATE_WORDS if word in analysis_text(result)]
+
+
+def test_an_answer_to_a_template_question_stays_when_it_says_something(analyzer: OfflineAnalyzer) -> None:
+    body = (
+        "### What this PR does / why we need it?\nAdds `--enable-foo`.\n\n"
+        "### Does this PR introduce _any_ user-facing change?\nYes: a new `--enable-foo` flag.\n\n"
+        "### How was this patch tested?\nCI passed."
+    )
+    result = analyzer.analyze(make_commit(8, body=body, files=()))
+    assert result.summary == ("Adds `--enable-foo`.", "Yes: a new `--enable-foo` flag.")
+
+
+def test_summary_points_leave_out_headings_and_code() -> None:
+    body = "## Design\nA new cache.\n\n```python\ncache = Cache()\n```\n\nWorks with TP."
+    assert message_points(body) == ["A new cache.", "Works with TP."]

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from commit_digest.pr_template import strip_template
+from commit_digest.pr_template import TESTING_HEADINGS, TemplateSection, strip_template, template_sections
 
 # vLLM's template since 2025.
 VLLM_TEMPLATE = """<!-- markdownlint-disable -->
@@ -240,3 +240,36 @@ def test_hostile_input_is_linear() -> None:
     for text in ("#\n" * 100_000, "<!--" * 50_000, "<details>\n" * 50_000, "```\n" * 50_000, "## a\n\n" * 50_000):
         strip_template(text)
     assert time.perf_counter() - started < 10
+
+
+def test_sections_tell_the_purpose_from_the_test_notes() -> None:
+    assert template_sections(VLLM_FILLED) == [
+        TemplateSection("purpose", "Fix the crash of `fused_moe` on gfx950 when `num_experts > 256`.\n\nFIX #31234"),
+        TemplateSection(
+            "test plan",
+            "```bash\npytest tests/kernels/moe -k gfx950\n# - [ ] a checklist inside code stays\n"
+            "<!-- and so does a comment -->\n```",
+        ),
+        TemplateSection("test result", "All 48 tests pass."),
+    ]
+    assert [section.heading for section in template_sections(VLLM_ASCEND_FILLED)] == [
+        "what this pr does / why we need it",
+        "how was this patch tested",
+    ]
+    assert {section.heading for section in template_sections(VLLM_FILLED)} & TESTING_HEADINGS == {
+        "test plan",
+        "test result",
+    }
+
+
+@pytest.mark.parametrize("template", [VLLM_TEMPLATE, VLLM_OLD_TEMPLATE, VLLM_ASCEND_TEMPLATE])
+def test_an_unfilled_template_has_no_sections(template: str) -> None:
+    assert template_sections(template) == []
+
+
+def test_text_before_any_heading_and_headings_in_code_stay_in_their_section() -> None:
+    text = "Plain words first.\n\n### How was this patch tested?\n```\n## Purpose\n```\n"
+    assert template_sections(text) == [
+        TemplateSection(None, "Plain words first."),
+        TemplateSection("how was this patch tested", "```\n## Purpose\n```"),
+    ]

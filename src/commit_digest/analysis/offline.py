@@ -21,6 +21,7 @@ from commit_digest.models import (
     Recommendation,
     TechnicalInsights,
 )
+from commit_digest.pr_template import TESTING_HEADINGS, USER_FACING_HEADING, template_sections
 from commit_digest.settings import Language
 from commit_digest.taxonomy import Taxonomy, classify
 from commit_digest.vocabulary import IMPORTANCE_NAMES, change_type_name
@@ -30,6 +31,16 @@ MAX_SUMMARY_BULLETS = 4
 MAX_IMPACT_AREAS = 8
 _TRAILER = re.compile(r"^(signed-off-by|co-authored-by|reviewed-by|tested-by|acked-by|cc):", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
+# "Does this PR introduce any user-facing change?" answered with nothing to say.
+_NO_ANSWER = re.compile(
+    r"(?:no|none|nope|n/?a|not applicable|nothing|无|否|没有|不涉及)[\s.。!！,，]*"
+    r"(?:(?:user[- ]facing )?changes?[.。]?)?",
+    re.IGNORECASE,
+)
+# vllm-ascend's bot adds the vLLM version and commit it was tested against to every PR.
+_BOT_LINE = re.compile(r"^\s*[-*]?\s*vLLM (?:version|main)\s*:", re.IGNORECASE)
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
 _TEXT: dict[Language, dict[str, str]] = {
     "zh": {
@@ -119,6 +130,9 @@ class OfflineAnalyzer:
         self._text = _TEXT[language]
 
     def analyze(self, commit: Commit) -> Analysis:
+        # Every rule below reads what the author wrote about the change, never the template's
+        # headings and instructions, which are the same in every message of a repository.
+        commit = commit.model_copy(update={"body": described_message(commit.body)})
         text = self._text
         change_type = infer_change_type(commit)
         importance = infer_importance(commit, change_type.value)
@@ -235,16 +249,42 @@ class OfflineAnalyzer:
         return advice
 
 
+def described_message(body: str) -> str:
+    """What a message says the change does: without PR-template boilerplate, the sections on how
+    it was tested, a bare "No" to "any user-facing change?" and vllm-ascend's version lines."""
+    kept = []
+    for section in template_sections(body):
+        if section.heading in TESTING_HEADINGS:
+            continue
+        if section.heading == USER_FACING_HEADING and _NO_ANSWER.fullmatch(section.text):
+            continue
+        kept.append("\n".join(line for line in section.text.splitlines() if not _BOT_LINE.match(line)).strip())
+    return "\n\n".join(part for part in kept if part)
+
+
 def message_points(body: str) -> list[str]:
-    """The message's paragraphs as summary points, without trailers, each cut at a sentence end."""
+    """The message's paragraphs as summary points, without trailers, headings or code, each cut
+    at a sentence end."""
     points = []
-    for paragraph in re.split(r"\n\s*\n", body):
-        lines = [line.strip(" -*\t") for line in paragraph.splitlines()]
+    for paragraph in re.split(r"\n\s*\n", _without_code(body)):
+        lines = [line.strip(" -*\t") for line in paragraph.splitlines() if not _HEADING.match(line)]
         lines = [line for line in lines if line and not _TRAILER.match(line)]
         if not lines:
             continue
         points.append(clip_sentence(" ".join(lines), 300))
     return points
+
+
+def _without_code(text: str) -> str:
+    """``text`` with its fenced code blocks left out: a command or a log is not a summary point."""
+    kept, in_code = [], False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_code = not in_code
+            kept.append("")
+        elif not in_code:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def clip_sentence(text: str, limit: int) -> str:

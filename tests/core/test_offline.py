@@ -3,6 +3,7 @@ from datetime import UTC, datetime
 import pytest
 
 from commit_digest.analysis.offline import OfflineAnalyzer, clip_sentence, message_points
+from commit_digest.analysis.offline_rules import part_label, series_part
 from commit_digest.models import Analysis, ChangeType, FileChange, FileStatus, Importance
 from commit_digest.settings import Language
 from commit_digest.taxonomy import load_taxonomy
@@ -234,3 +235,103 @@ def test_an_answer_to_a_template_question_stays_when_it_says_something(analyzer:
 def test_summary_points_leave_out_headings_and_code() -> None:
     body = "## Design\nA new cache.\n\n```python\ncache = Cache()\n```\n\nWorks with TP."
     assert message_points(body) == ["A new cache.", "Works with TP."]
+
+
+CORE = (change("vllm/v1/core/sched/scheduler.py", 30, 10),)
+ASCEND_BODY = (
+    "### What this PR does / why we need it?\n<!--\n- Please clarify what changes you are proposing.\n-->\n{what}\n\n"
+    "### Does this PR introduce _any_ user-facing change?\nNo.\n\n### How was this patch tested?\n{tested}\n"
+)
+# Made-up commits: title, message, files, expected importance, the reason the conclusion gives.
+IMPORTANCE_CASES = [
+    ("[Core] Fix engine hang on abort (#1)", "", CORE, Importance.HIGH, "a hang or deadlock (“hang”)"),
+    ("[Kernel] Fix segfault in paged attention (#2)", "", CORE, Importance.HIGH, "a crash (“segfault”)"),
+    ("[Bugfix] Fix IMA in MLA decode (#3)", "", CORE, Importance.HIGH, "a crash (“IMA”)"),
+    ("[Bugfix] Fix garbled output with FP8 KV cache (#4)", "", CORE, Importance.HIGH, "(“garbled output”)"),
+    ("Prevent path traversal in media loader (#5)", "", CORE, Importance.HIGH, "security (“path traversal”)"),
+    ("[Core] Enable prefix caching by default (#6)", "", CORE, Importance.HIGH, "changes a default"),
+    ("[Misc] Fix typo that crashes the server (#7)", "", CORE, Importance.HIGH, "a crash (“crashes”)"),
+    # A bug fix's message says what failed, under the template's purpose heading ...
+    (
+        "[Bugfix] Fix dp issue (#8)",
+        ASCEND_BODY.format(what="With dp > 1 the engine hangs on the second request.", tested="CI passed."),
+        CORE,
+        Importance.HIGH,
+        "a hang or deadlock (“hangs”)",
+    ),
+    # ... but not in the test notes, nor in a feature's message.
+    (
+        "[Bugfix] Fix dp issue (#9)",
+        ASCEND_BODY.format(what="Pass the dp rank along.", tested="No hang after 100 runs."),
+        CORE,
+        Importance.MEDIUM,
+        "bug fix in product code",
+    ),
+    ("[Feature] Add retry (#10)", "Retries instead of a crash.", CORE, Importance.MEDIUM, "feature in product code"),
+    # Words that only look like those.
+    ("[Core] Handle changes to the scheduler config (#11)", "", CORE, Importance.LOW, "small other change"),
+    ("[Frontend] Add --foo option, disabled by default (#12)", "", CORE, Importance.LOW, "small config change"),
+    ("[Bugfix] Fix memory leak in the scheduler (#13)", "", CORE, Importance.MEDIUM, "bug fix in product code"),
+    ("[Bugfix] Respect the default sampling params (#14)", "", CORE, Importance.MEDIUM, "bug fix in product code"),
+    # Typos, comments, lint and CI are low.
+    ("[Misc] Fix typo in the scheduler (#15)", "", CORE, Importance.LOW, "only a typo, comment, formatting"),
+    ("Fix outdated comment in scheduler (#16)", "", CORE, Importance.LOW, "(“Fix outdated comment”)"),
+    (
+        "[CI] Fix hang in the multi-node test (#17)",
+        "",
+        (change(".buildkite/test-pipeline.yaml", 4, 1), change("tests/distributed/conftest.py", 3, 1)),
+        Importance.LOW,
+        "documentation, test or CI change",
+    ),
+    # A series is rated by its title without the part number, never by the part's size.
+    (
+        "[Core][2/4] Refactor the scheduler (#18)",
+        "",
+        (change("vllm/v1/core/sched/scheduler.py", 600, 500),),
+        Importance.LOW,
+        "part 2/4 of a series, rated as the whole series: internal change (refactor)",
+    ),
+    (
+        "[Core] Fix scheduler hang with chunked prefill (3/4) (#19)",
+        "",
+        (change("vllm/v1/core/sched/scheduler.py", 2, 1),),
+        Importance.HIGH,
+        "part 3/4 of a series, rated as the whole series: a hang or deadlock (“hang”)",
+    ),
+    ("Part 2: make FlashInfer the default on Blackwell (#20)", "", CORE, Importance.HIGH, "changes a default"),
+]
+
+
+@pytest.mark.parametrize(("title", "body", "files", "importance", "reason"), IMPORTANCE_CASES)
+def test_importance_follows_what_the_change_does(
+    title: str, body: str, files: tuple[FileChange, ...], importance: Importance, reason: str
+) -> None:
+    result = OfflineAnalyzer(load_taxonomy(), "en").analyze(make_commit(9, title=title, body=body, files=files))
+    assert result.importance is importance
+    assert reason in result.conclusion.split("Importance because: ")[1]
+
+
+def test_importance_reasons_read_in_chinese_too(analyzer: OfflineAnalyzer) -> None:
+    series = analyzer.analyze(make_commit(10, title="[Attention][3/n] Fix decode hang (#1)", files=CORE))
+    assert "重要程度依据：系列提交的第 3/n 部分，按整个系列评级：涉及挂起或死锁（“hang”）。" in series.conclusion
+    cleanup = analyzer.analyze(make_commit(11, title="[2/N] Move cache factories (#2)", files=CORE))
+    assert "按整个系列评级：内部改动（重构）。" in cleanup.conclusion
+
+
+@pytest.mark.parametrize(
+    ("title", "part"),
+    [
+        ("[Attention][2/n] Remove x (#1)", "2/n"),
+        ("[MoE Refactor][15/N] Apply x (#2)", "15/N"),
+        ("Type coverage for vllm/compilation [1/3] (#3)", "1/3"),
+        ("Fix scheduler (3/4) (#4)", "3/4"),
+        ("Move x (2 of 3) (#5)", "2/3"),
+        ("Part 2: move x (#6)", "2"),
+        ("Fix x (#31838)", None),
+        ("[CI/Build] Fix x (#7)", None),
+        ("Support TP 2/4 (#8)", None),
+    ],
+)
+def test_a_series_part_is_found_in_every_spelling(title: str, part: str | None) -> None:
+    found = series_part(title)
+    assert (part_label(found) if found else None) == part

@@ -11,7 +11,7 @@ import pytest
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.cli import main
 from commit_digest.exchange import read_all_records
-from commit_digest.models import ChangeType, CommitRecord, Importance
+from commit_digest.models import ChangeType, Commit, CommitRecord, Importance
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import load_taxonomy
 
@@ -62,3 +62,69 @@ def test_demo_loads_and_analyses_the_sample_without_building(
     # A second demo changes nothing and keeps the analyses.
     assert main(["demo", "--no-build", "--cache", str(cache)]) == 0
     assert "(0 new)" in capsys.readouterr().out
+
+
+# Titles of the sample, by PR number (and how each title starts), with the importance the
+# offline rules must give them. 2026-01-09 is the sample's synthesized day (SAMPLE.md): its rows
+# say "made up".
+IMPORTANCE_TABLE = [
+    # A numbered series is rated as the series: an internal cleanup is never high, whatever the
+    # part's size; a series adding a feature stays medium.
+    (31774, Importance.LOW, "[Attention][2/n] Remove usage of deprecated `seq_lens_cpu`"),
+    (31850, Importance.LOW, "[Attention][3/n] Remove usage of deprecated `seq_lens_cpu`"),
+    (32001, Importance.LOW, "[Attention][4/n] Remove usage of deprecated `seq_lens_cpu`"),  # made up
+    (31415, Importance.LOW, "[MoE Refactor][15/N] Apply Refactor to Fp8"),  # 501 lines
+    (31692, Importance.LOW, "[MoE Refactor][16/N] Apply Refactor to NVFP4"),  # 532 lines
+    (32369, Importance.LOW, "[Refactor] [10/N] to simplify the vLLM openai completion serving"),  # 250 lines
+    (32396, Importance.LOW, "[Refactor] [11/N] to simplify the mcp architecture"),  # 8 lines
+    (31924, Importance.LOW, "[0/N][Attention] Fix miscellaneous pre-commit issues"),
+    # A series whose parts have titles of their own: each part is judged by its own title.
+    (31838, Importance.LOW, "[1/2][lmcache connector] clean up lmcache multi-process adapter"),
+    (32095, Importance.MEDIUM, "[2/2][lmcache connector] Support LMCache multi-process mode"),  # made up
+    # Hangs, crashes, lost accuracy, security and changed defaults are high.
+    (31990, Importance.HIGH, "[BugFix] Fix engine core hang when client disconnects"),  # made up
+    (32055, Importance.HIGH, "[Bugfix] Fix pipeline parallel hang with async scheduling"),  # made up
+    (32321, Importance.HIGH, "fix: avoid crash on zero-arg tool calls in glm4 parser"),
+    (31816, Importance.HIGH, "[ROCm][AITER] bugfix accuracy regression in ROCM_AITER_TRITON_MLA"),
+    (31931, Importance.HIGH, "[ROCm][LoRA] Fix MoE accuracy regression"),
+    (30751, Importance.HIGH, "[Bugfix]: prevent leaking tokens in crash log"),  # security; a crash log is no crash
+    (32339, Importance.HIGH, "[Attention][MLA] Make `FLASHINFER_MLA` the default MLA backend"),
+    # Words that only look like those.
+    (29197, Importance.MEDIUM, "[Frontend] Implement robust video frame recovery for corrupted videos"),
+    (31880, Importance.MEDIUM, "[ROCm][AITER] fix wrong argument passed to"),
+    (31841, Importance.MEDIUM, "[Bugfix] Fix race condition in async-scheduling"),
+    (31855, Importance.LOW, "Change warning in get_current_vllm_config"),  # "change" holds no "hang"
+    (32048, Importance.LOW, "[ROCm] Enable gfx950 in the default arch list"),  # made up; "default" alone
+    # Typos, lint and CI are low.
+    (32072, Importance.LOW, "[Misc] Fix typo in scheduler log message"),  # made up
+    (31465, Importance.LOW, "fixed mypy warnings for files vllm/v1/attention"),
+    (31183, Importance.LOW, "[CI] Add warmup run in test_fusion_attn"),
+    (31829, Importance.LOW, "[ROCm][CI] Fix plugin tests (2 GPUs) failures on ROCm"),  # .buildkite/, tests/
+    # The other high rules still hold.
+    (30808, Importance.HIGH, "[Refactor][TPU] Remove torch_xla path"),  # a large core change
+    (31758, Importance.HIGH, "[Model] Add LFM2-VL model support"),
+]
+# Parts of one series (one title but for the part number and what it applies to), in the sample.
+SERIES = [(31774, 31850, 32001), (31415, 31692, 31998), (32369, 32396)]
+
+
+@pytest.fixture(scope="module")
+def sample_by_pr(sample: list[CommitRecord]) -> dict[int, Commit]:
+    return {record.commit.pr_number: record.commit for record in sample if record.commit.pr_number}
+
+
+@pytest.mark.parametrize(("pr_number", "importance", "title"), IMPORTANCE_TABLE)
+def test_sample_titles_get_the_importance_a_reader_expects(
+    sample_by_pr: dict[int, Commit], pr_number: int, importance: Importance, title: str
+) -> None:
+    commit = sample_by_pr[pr_number]
+    assert commit.title.startswith(title)
+    assert OfflineAnalyzer(load_taxonomy(), "en").analyze(commit).importance is importance
+
+
+@pytest.mark.parametrize("parts", SERIES)
+def test_every_part_of_a_series_gets_the_same_importance(sample_by_pr: dict[int, Commit], parts: tuple[int]) -> None:
+    analyzer = OfflineAnalyzer(load_taxonomy(), "en")
+    analyses = [analyzer.analyze(sample_by_pr[number]) for number in parts]
+    assert len({analysis.importance for analysis in analyses}) == 1
+    assert all("part " in analysis.conclusion and "of a series" in analysis.conclusion for analysis in analyses)

@@ -10,12 +10,20 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from commit_digest.analysis.offline_rules import bare_title, infer_change_type, infer_importance
+from commit_digest.analysis.offline_rules import (
+    Judgement,
+    bare_title,
+    changes_default,
+    infer_change_type,
+    infer_importance,
+    mentions_security,
+)
 from commit_digest.models import (
     Analysis,
     ChangeType,
     Commit,
     ImpactItem,
+    Importance,
     Label,
     Provenance,
     Recommendation,
@@ -26,7 +34,7 @@ from commit_digest.settings import Language
 from commit_digest.taxonomy import Taxonomy, classify
 from commit_digest.vocabulary import IMPORTANCE_NAMES, change_type_name
 
-OFFLINE_RULES_VERSION = "offline-1"
+OFFLINE_RULES_VERSION = "offline-2"
 MAX_SUMMARY_BULLETS = 4
 MAX_IMPACT_AREAS = 8
 _TRAILER = re.compile(r"^(signed-off-by|co-authored-by|reviewed-by|tested-by|acked-by|cc):", re.IGNORECASE)
@@ -94,7 +102,14 @@ _TEXT: dict[Language, dict[str, str]] = {
 IMPORTANCE_REASONS: dict[Language, dict[str, str]] = {
     "zh": {
         "docs_test_ci": "文档、测试或 CI 改动",
-        "security": "涉及安全（泄露、注入、CVE）",
+        "security": "涉及安全（“{word}”）",
+        "hang": "涉及挂起或死锁（“{word}”）",
+        "crash": "涉及崩溃（“{word}”）",
+        "wrong_output": "涉及错误输出或精度损失（“{word}”）",
+        "trivial": "仅涉及拼写、注释、格式或类型标注（“{word}”）",
+        "series": "系列提交的第 {part} 部分，按整个系列评级：{reason}",
+        "internal": "内部改动（{kind}）",
+        "kind": "{kind}",
         "removal": "移除或弃用了用户可能依赖的行为",
         "default": "改变了默认值",
         "new_model": "新增模型支持",
@@ -106,7 +121,14 @@ IMPORTANCE_REASONS: dict[Language, dict[str, str]] = {
     },
     "en": {
         "docs_test_ci": "documentation, test or CI change",
-        "security": "touches security (leak, injection, CVE)",
+        "security": "touches security (“{word}”)",
+        "hang": "a hang or deadlock (“{word}”)",
+        "crash": "a crash (“{word}”)",
+        "wrong_output": "wrong output or lost accuracy (“{word}”)",
+        "trivial": "only a typo, comment, formatting or type hints (“{word}”)",
+        "series": "part {part} of a series, rated as the whole series: {reason}",
+        "internal": "internal change ({kind})",
+        "kind": "{kind}",
         "removal": "removes or deprecates behaviour users may rely on",
         "default": "changes a default",
         "new_model": "adds support for a new model",
@@ -167,7 +189,7 @@ class OfflineAnalyzer:
                     text["conclusion"].format(
                         type=type_name, importance=IMPORTANCE_NAMES[self._language][importance.value]
                     ),
-                    text["why"].format(reason=self._importance_reason(importance.rule, importance.details)),
+                    text["why"].format(reason=self._importance_reason(importance)),
                 ]
             ),
             platforms=labels.platforms,
@@ -180,12 +202,16 @@ class OfflineAnalyzer:
             ),
         )
 
-    def _importance_reason(self, rule: str, details: dict[str, object]) -> str:
-        values = {
-            name: change_type_name(value, self._language) if isinstance(value, ChangeType) else value
-            for name, value in details.items()
-        }
-        return IMPORTANCE_REASONS[self._language][rule].format(**values)
+    def _importance_reason(self, judgement: Judgement[Importance]) -> str:
+        values: dict[str, object] = {}
+        for name, value in judgement.details.items():
+            if isinstance(value, ChangeType):
+                values[name] = change_type_name(value, self._language)
+            elif isinstance(value, Judgement):  # a series: the reason its title gives
+                values["reason"] = self._importance_reason(value)
+            else:
+                values[name] = value
+        return IMPORTANCE_REASONS[self._language][judgement.rule].format(**values)
 
     def _platform_name(self, label_id: str) -> str:
         rule = self._taxonomy.platform(label_id)
@@ -200,15 +226,9 @@ class OfflineAnalyzer:
         compatibility = None
         if change_type is ChangeType.DEPRECATION:
             compatibility = text["compat_removal"]
-        elif re.search(r"\bdefault\b", commit.title, re.IGNORECASE):
+        elif changes_default(commit.title):
             compatibility = text["compat_default"]
-        security = (
-            text["security"]
-            if re.search(
-                r"\b(security|CVE-\d{4}|vulnerab\w*|leak\w*|injection)\b", f"{commit.title}\n{commit.body}", re.I
-            )
-            else None
-        )
+        security = text["security"] if mentions_security(f"{commit.title}\n{commit.body}") else None
         performance = text["perf_claim"] if change_type is ChangeType.PERFORMANCE else None
         return TechnicalInsights(performance=performance, security=security, compatibility=compatibility)
 

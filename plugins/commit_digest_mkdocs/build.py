@@ -27,8 +27,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 
 from commit_digest.errors import CommitDigestError, InputError
-from commit_digest.fetch import last_fetch_time
 from commit_digest.settings import PLUGIN_NAME, DigestSettings, Language, settings_from_mapping
+from commit_digest.site.followed import site_last_fetch
 from commit_digest.site.incremental import read_manifest
 from commit_digest.site.languages import language_root
 from commit_digest.site.output import write_status
@@ -136,7 +136,7 @@ class _LanguageBuild:
                 return None
             with AnalysisStore(settings.cache_dir) as store:
                 revision = store.revision()
-                last_fetch = last_fetch_time(store, settings.repository)
+                last_fetch = site_last_fetch(store, settings)
         except CommitDigestError:
             return None  # the real build reports what is wrong
         if manifest.shared != shared_inputs_digest(self.config) or manifest.store_revision != revision:

@@ -11,8 +11,12 @@ from mkdocs.config.base import Config
 
 
 class PluginConfig(Config):
-    repository = opt.Type(str, default="vllm-project/vllm")
-    """The GitHub repository (owner/name) whose commits the site shows."""
+    repository = opt.Optional(opt.Type(str))
+    """The GitHub repository (owner/name) whose commits the site shows (default vllm-project/vllm)."""
+
+    repositories = opt.Optional(opt.Type(list))
+    """Several repositories in one site, each ``{name, platforms, taxonomy, branch, title}`` or
+    just ``owner/name``; ``repository`` is the shorthand for one."""
 
     cache_dir = opt.Type(str, default="cache")
     """The analysis store, relative to the folder of mkdocs.yml."""
@@ -54,6 +58,7 @@ class PluginConfig(Config):
         """The options that ``DigestSettings`` validates (unset optional ones left out)."""
         names = (
             "repository",
+            "repositories",
             "cache_dir",
             "language",
             "languages",

@@ -23,7 +23,6 @@ from mkdocs.structure.toc import get_toc
 
 from commit_digest import api
 from commit_digest.errors import CommitDigestError
-from commit_digest.fetch import last_fetch_time
 from commit_digest.models import CommitRecord
 from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
@@ -31,6 +30,7 @@ from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pag
 from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
 from commit_digest.site.fingerprint import digest
+from commit_digest.site.followed import followed_repositories, site_last_fetch, site_records, site_taxonomy
 from commit_digest.site.i18n import Texts
 from commit_digest.site.incremental import (
     BuildManifest,
@@ -39,17 +39,20 @@ from commit_digest.site.incremental import (
     read_manifest,
     write_manifest,
 )
+from commit_digest.site.model import SiteRepository
 from commit_digest.site.output import link_reused_pages, write_search_index, write_sitemap, write_status
 from commit_digest.site.pages import Heading, PageSpec
 from commit_digest.site.status import status_facts
 from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import Taxonomy, load_taxonomy
+from commit_digest.taxonomy import Taxonomy
 from commit_digest_mkdocs.config import PluginConfig
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
 from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
-_NAV_PAGES = frozenset({paths.HOME, paths.ARCHIVE_INDEX, paths.PLATFORMS_INDEX, paths.SUBSYSTEMS_INDEX})
+_NAV_PAGES = frozenset(
+    {paths.HOME, paths.ARCHIVE_INDEX, paths.PLATFORMS_INDEX, paths.SUBSYSTEMS_INDEX, paths.REPOSITORIES_INDEX}
+)
 
 
 @contextmanager
@@ -65,6 +68,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
     def __init__(self) -> None:
         self.settings: DigestSettings | None = None
         self.taxonomy: Taxonomy | None = None
+        self.repositories: tuple[SiteRepository, ...] = ()
         self.site_options = SiteOptions()
         self._sanitized: set[str] = set()
         self._specs: dict[str, PageSpec] = {}
@@ -93,7 +97,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             settings = settings_from_mapping(
                 self.config.digest_options(), where=f"{config.config_file_path}: plugins.commit-digest"
             ).relative_to(base)
-            self.taxonomy = load_taxonomy(settings.taxonomy, settings.taxonomy_file)
+            self.taxonomy = site_taxonomy(settings)
+            self.repositories = followed_repositories(settings, self.taxonomy)
         if self.config.days_on_home < 1 or self.config.page_size < 1:
             raise PluginError("commit-digest: days_on_home and page_size must be at least 1")
         self.settings = settings
@@ -261,7 +266,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             records, self._revision, self._last_fetch = self._read_store(self.settings)
             self._index = build_index(
                 records,
-                repository=self.settings.repository,
+                repositories=self.repositories,
                 zone=self.settings.zone,
                 taxonomy=self.taxonomy,
                 language=self.settings.language,
@@ -274,8 +279,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
             return [], None, None
         with AnalysisStore(settings.cache_dir) as store:
-            last_fetch = last_fetch_time(store, settings.repository)
-            return list(store.records(settings.repository)), store.revision(), last_fetch
+            return list(site_records(store, settings)), store.revision(), site_last_fetch(store, settings)
 
     def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:
         """The search page, its client and the site's own assets; a site owner's file at that path wins."""
@@ -301,6 +305,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             {str(texts("nav_platforms")): paths.PLATFORMS_INDEX},
             {str(texts("nav_subsystems")): paths.SUBSYSTEMS_INDEX},
         ]
+        if len(self.repositories) > 1:
+            nav.append({str(texts("nav_repositories")): paths.REPOSITORIES_INDEX})
         if files.get_file_from_path(SEARCH_PAGE) is not None:
             nav.append({str(texts("nav_search")): SEARCH_PAGE})
         listed = _NAV_PAGES | {SEARCH_PAGE}

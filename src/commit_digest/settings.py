@@ -173,7 +173,8 @@ class DigestSettings(_Settings):
                 continue
             for label_id, body in labels.items():
                 base = merged.setdefault(section, {}).get(label_id)
-                merged[section][label_id] = {**base, **body} if isinstance(base, Mapping) and isinstance(body, Mapping) else body
+                both = isinstance(base, Mapping) and isinstance(body, Mapping)
+                merged[section][label_id] = {**base, **body} if both else body  # type: ignore[dict-item]
         return merged
 
     @field_validator("timezone")

@@ -56,6 +56,8 @@ def test_a_valid_reply_becomes_an_ok_analysis_with_usage_and_merged_labels(
         "xpu",
         "tpu",
         "cpu",
+        "ascend",
+        "hpu",
     ]
 
 

@@ -10,7 +10,7 @@ import pytest
 from commit_digest.errors import TaxonomyError
 from commit_digest.taxonomy import classify, load_taxonomy, path_tokens, title_tags
 
-PLATFORMS = ("cuda", "rocm", "xpu", "tpu", "cpu")
+PLATFORMS = ("cuda", "rocm", "xpu", "tpu", "cpu", "ascend", "hpu")
 SUBSYSTEMS = (
     "models", "moe", "attention", "quantization", "spec-decode", "lora", "multimodal", "distributed",
     "kv-cache", "compile", "frontend", "core", "sampling", "kernels", "ci", "docs", "benchmarks",

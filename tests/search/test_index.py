@@ -173,7 +173,7 @@ def test_importance_and_days_filter(built, analysed_sample: list[CommitRecord]) 
 def test_rows_hold_the_pull_request_an_excerpt_and_grams_their_best_field(built) -> None:
     files, texts = built
     rows = [row for path, content in files.items() if "/d/" in path for row in json.loads(content)]
-    assert len(rows) == len(texts) and all(len(row) == 9 for row in rows)
+    assert len(rows) == len(texts) and all(len(row) == 10 and row[9] == "" for row in rows)
     sample = next(row for row in rows if row[1].endswith("(#31807)"))
     assert sample[7] == 31807 and sample[8]
     assert search(files.__getitem__, "#31807")[0] == sample[0]

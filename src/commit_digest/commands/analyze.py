@@ -19,6 +19,7 @@ from commit_digest.commands.common import (
     llm_overrides,
     open_store,
     print_lines,
+    run_each_repository,
     settings_from_args,
 )
 from commit_digest.errors import InputError
@@ -55,6 +56,11 @@ def register(subparsers: Any) -> None:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
+    """Analyses the commits of --repo, or of every repository of the site in turn."""
+    return run_each_repository(args, _analyze_one, Console(stderr=True))
+
+
+def _analyze_one(args: argparse.Namespace) -> int:
     if args.offline and args.batch is not None:
         raise InputError("--offline and --batch do not go together: the offline analyzer sends no request")
     settings = settings_from_args(args, llm=llm_overrides(args), language=args.language)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from commit_digest.errors import InputError
-from commit_digest.settings import DigestSettings, load_settings
+from commit_digest.settings import DigestSettings, load_settings, plugin_options_in
 from commit_digest.store import AnalysisStore
 
 DEFAULT_CONFIG = Path("mkdocs.yml")
@@ -102,7 +102,50 @@ def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSett
     if getattr(args, "repo", None):
         values["repository"] = args.repo
     values.update(overrides)
-    return load_settings(config_file, values, flags=OPTION_FLAGS)
+    settings = load_settings(config_file, values, flags=OPTION_FLAGS)
+    if len(settings.repositories) == 1 and not settings.repositories[0].taxonomy:
+        return settings
+    # One repository of several: its taxonomy overrides and branch (a --branch given wins).
+    one = settings.for_repository(settings.repository)
+    branch = (overrides.get("github") or {}).get("branch")
+    return one.model_copy(update={"github": one.github.model_copy(update={"branch": branch})}) if branch else one
+
+
+def repository_runs(args: argparse.Namespace) -> list[argparse.Namespace]:
+    """The arguments of one run per repository: --repo's, or each repository of the site's
+    settings in turn (a site of one repository: one run, as before)."""
+    if getattr(args, "repo", None):
+        return [args]
+    names = _configured_repositories(args)
+    return [argparse.Namespace(**{**vars(args), "repo": name}) for name in names] if len(names) > 1 else [args]
+
+
+def _configured_repositories(args: argparse.Namespace) -> list[str]:
+    """The names under ``repositories:`` in the config file, read without validating the rest:
+    each run validates its settings and reports a problem where it belongs (after the flags')."""
+    config_file = args.config_file if args.config_file is not None else DEFAULT_CONFIG
+    if not config_file.exists():
+        return []
+    listed = plugin_options_in(config_file).get("repositories") or []
+    if not isinstance(listed, list):
+        return []
+    names = [
+        item if isinstance(item, str) else item.get("name") if isinstance(item, Mapping) else None for item in listed
+    ]
+    return [name for name in names if isinstance(name, str)]
+
+
+def run_each_repository(
+    args: argparse.Namespace, run_one: Callable[[argparse.Namespace], int], console: Console | None = None
+) -> int:
+    """``run_one`` for --repo, or for every repository of the site; the worst exit code."""
+    runs = repository_runs(args)
+    codes = []
+    for one in runs:
+        if len(runs) > 1 and console is not None:
+            print_lines(console, [f"== {one.repo}"])
+        codes.append(run_one(one))
+    return max(codes)
 
 
 def print_lines(console: Console, lines: list[str]) -> None:

@@ -29,7 +29,7 @@ from commit_digest.settings import DigestSettings
 from commit_digest.sources.base import CommitSource
 from commit_digest.sources.window import parse_day, requested_window
 
-from .common import add_common_options, open_store, settings_from_args
+from .common import add_common_options, open_store, repository_runs, run_each_repository, settings_from_args
 
 EXIT_OK = 0
 EXIT_PARTIAL = 1
@@ -71,6 +71,13 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Fetches --repo, or every repository of the site in turn."""
+    if args.git_dir is not None and not args.repo and len(repository_runs(args)) > 1:
+        raise InputError("--git-dir is a clone of one repository: say which with --repo")
+    return run_each_repository(args, _run_one, Console(stderr=True))
+
+
+def _run_one(args: argparse.Namespace) -> int:
     github_overrides = {
         key: value for key, value in (("branch", args.branch), ("api_url", args.github_url)) if value is not None
     }

@@ -30,10 +30,11 @@ from commit_digest.commands.common import (
     add_durable_dir_option,
     open_store,
     print_lines,
+    repository_runs,
     settings_from_args,
 )
 from commit_digest.durable import restore_durable, save_durable
-from commit_digest.errors import CommitDigestError
+from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import DigestSettings
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy, load_taxonomy
@@ -83,15 +84,27 @@ def register(subparsers: Any) -> None:
 
 def run_nightly(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    taxonomy = load_taxonomy(settings.taxonomy, settings.taxonomy_file)
     console = Console(stderr=True)
     night = NightReport()
     durable_dir = args.durable_dir.resolve()
+    runs = repository_runs(args)
+    if args.git_dir is not None and len(runs) > 1:
+        raise InputError("--git-dir is a clone of one repository: say which with --repo")
     with open_store(settings) as store:
         _step(night, console, "restore", lambda report: _restore(store, durable_dir, report))
-        if not args.no_fetch:
-            _step(night, console, "fetch", lambda report: _fetch(store, settings, args, report))
-        _step(night, console, "analyse", lambda report: _analyse(store, settings, taxonomy, args.offline, report))
+        # Each repository fetched and analysed with its own settings (branch, taxonomy); one build.
+        for one in runs:
+            own = settings_from_args(one)
+            taxonomy = load_taxonomy(own.taxonomy, own.taxonomy_file)
+            suffix = f" {own.repository}" if len(runs) > 1 else ""
+            if not args.no_fetch:
+                _step(night, console, "fetch" + suffix, lambda report, own=own: _fetch(store, own, args, report))
+            _step(
+                night,
+                console,
+                "analyse" + suffix,
+                lambda report, own=own, taxonomy=taxonomy: _analyse(store, own, taxonomy, args.offline, report),
+            )
         _step(night, console, "save", lambda report: _save(store, durable_dir, report))
     built = _step(night, console, "build", lambda report: _build(args, settings, report))
     verdict = "complete" if night.complete else "partial"

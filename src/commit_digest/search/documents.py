@@ -103,7 +103,7 @@ def excerpt(record: CommitRecord, analysis: Analysis | None) -> str:
     return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
 
 
-def search_document(item: SiteCommit, taxonomy: Taxonomy) -> SearchDocument:
+def search_document(item: SiteCommit, taxonomy: Taxonomy, *, several_repositories: bool = False) -> SearchDocument:
     platforms = tuple(label.id for label in item.platforms)
     subsystems = tuple(label.id for label in item.subsystems)
     return SearchDocument(
@@ -119,6 +119,7 @@ def search_document(item: SiteCommit, taxonomy: Taxonomy) -> SearchDocument:
         ),
         pull_request=item.record.commit.pr_number,
         excerpt=excerpt(item.record, item.analysis),
+        repository=item.repository if several_repositories else "",
     )
 
 
@@ -126,7 +127,7 @@ def search_documents(index: SiteIndex, taxonomy: Taxonomy) -> Iterator[SearchDoc
     """Newest first, one at a time (the text of a commit exists only while it is indexed)."""
     for day in index.days:
         for item in day.newest_first:
-            yield search_document(item, taxonomy)
+            yield search_document(item, taxonomy, several_repositories=index.several_repositories)
 
 
 def synonym_groups(taxonomy: Taxonomy) -> tuple[SynonymGroup, ...]:
@@ -145,7 +146,13 @@ def synonym_groups(taxonomy: Taxonomy) -> tuple[SynonymGroup, ...]:
     return tuple(groups)
 
 
-def search_names(taxonomy: Taxonomy, language: str, *, directory_urls: bool = True) -> SearchNames:
+def search_names(
+    taxonomy: Taxonomy,
+    language: str,
+    *,
+    directory_urls: bool = True,
+    repositories: tuple[tuple[str, str], ...] = (),
+) -> SearchNames:
     importance = {
         level.value: f"{_IMPORTANCE_MARKS[level]} {IMPORTANCE_NAMES[language][level]}" for level in Importance
     }
@@ -156,7 +163,9 @@ def search_names(taxonomy: Taxonomy, language: str, *, directory_urls: bool = Tr
         importance=importance,
         change_types={kind.value: change_type_name(kind, language) for kind in ChangeType},
         synonyms=synonym_groups(taxonomy),
+        repositories=repositories,
         label_urls={
-            kind: paths.url(paths.label_page(kind, "{id}"), directory_urls) for kind in ("platforms", "subsystems")
+            kind: paths.url(paths.label_page(kind, "{id}"), directory_urls)
+            for kind in ("platforms", "subsystems", "repositories")
         },
     )

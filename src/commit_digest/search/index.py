@@ -11,7 +11,8 @@ Layout under the site's ``search/`` folder (``files`` yields paths relative to i
   0 body) and the gaps are between document ids. Ids count from 0 = the partition's newest
   commit, so ascending ids are newest first.
 - ``<partition>/d/<n>.json``: the rows of documents ``n*chunk .. (n+1)*chunk - 1``:
-  ``[sha12, title, day, importance, change type, [platforms], [subsystems], pr, excerpt]``.
+  ``[sha12, title, day, importance, change type, [platforms], [subsystems], pr, excerpt,
+  repository]`` (the repository is "" on a site of one).
 - ``<partition>/filter.bin``: the partition's Bloom filter, in ``FILTER_BUCKETS`` blocks of
   ``filter_bytes`` each (a gram's block is its hash modulo the bucket count).
 - ``filter/<bucket>.bin``: block ``bucket`` of every partition, in manifest order. A query reads
@@ -46,6 +47,7 @@ MAX_SHARDS = 4096
 PLATFORM_GRAM = "\x01p:"  # label grams: no text gram starts with a control character
 SUBSYSTEM_GRAM = "\x01s:"
 IMPORTANCE_GRAM = "\x01i:"
+REPOSITORY_GRAM = "\x01r:"  # only on a site of several repositories
 # Fields, best first: a gram's level in a document is the best field holding it.
 TITLE, LABELS, SUMMARY, BODY = 3, 2, 1, 0
 FILTER_BUCKETS = 256
@@ -83,6 +85,7 @@ class SearchDocument:
     fields: SearchFields
     pull_request: int | None = None
     excerpt: str = ""  # the text a result shows, in the site's language
+    repository: str = ""  # owner/name on a site of several repositories, else ""
 
     @property
     def text(self) -> str:
@@ -100,6 +103,7 @@ class SearchDocument:
             list(self.subsystems),
             self.pull_request or 0,
             self.excerpt,
+            self.repository,
         ]
 
     def grams(self) -> dict[str, int]:
@@ -116,6 +120,8 @@ class SearchDocument:
             levels[IMPORTANCE_GRAM + self.importance] = LABELS
         if self.pull_request:
             levels[PULL_REQUEST_GRAM + str(self.pull_request)] = TITLE
+        if self.repository:
+            levels[REPOSITORY_GRAM + self.repository] = LABELS
         return levels
 
 
@@ -128,6 +134,7 @@ class SearchNames:
     importance: dict[str, str]  # "" is the name of "not analysed"
     change_types: dict[str, str]
     synonyms: tuple[SynonymGroup, ...] = ()
+    repositories: tuple[tuple[str, str], ...] = ()  # (owner/name, title) on a site of several
     label_urls: dict[str, str] | None = None  # "platforms"/"subsystems" -> URL with {id}, from the site root
 
 
@@ -391,6 +398,7 @@ def manifest(partitions: list[PartitionInfo], names: SearchNames, *, commit_url:
         ],
         "platforms": [list(pair) for pair in names.platforms],
         "subsystems": [list(pair) for pair in names.subsystems],
+        "repositories": [list(pair) for pair in names.repositories],
         "importance": names.importance,
         "change_types": names.change_types,
         "synonyms": [

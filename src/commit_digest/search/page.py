@@ -30,6 +30,7 @@ def search_page_markdown(language: str) -> str:
 <form class="digest-search__form" role="search" action="." method="get">
 <input type="search" id="digest-search-input" name="q" autocomplete="off" placeholder="{t("placeholder")}" aria-label="{t("label")}" aria-controls="digest-search-results">
 <div class="digest-search__filters" role="group" aria-label="{t("filters")}">
+<select id="digest-search-repository" name="repository" aria-label="{t("all_repositories")}" hidden><option value="">{t("all_repositories")}</option></select>
 <select id="digest-search-platform" name="platform" aria-label="{t("all_platforms")}"><option value="">{t("all_platforms")}</option></select>
 <select id="digest-search-subsystem" name="subsystem" aria-label="{t("all_subsystems")}"><option value="">{t("all_subsystems")}</option></select>
 <select id="digest-search-importance" name="importance" aria-label="{t("all_importance")}"><option value="">{t("all_importance")}</option></select>

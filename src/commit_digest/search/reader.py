@@ -13,6 +13,7 @@ from commit_digest.search.index import (
     IMPORTANCE_GRAM,
     MANIFEST,
     PLATFORM_GRAM,
+    REPOSITORY_GRAM,
     SUBSYSTEM_GRAM,
     bucket_name,
     decode_shard,
@@ -33,12 +34,15 @@ class Filters:
     importance: str = ""
     since: date | None = None  # the first day, inclusive
     until: date | None = None  # the last day, inclusive
+    repository: str = ""  # owner/name, on a site of several repositories
 
     def grams(self) -> list[str]:
         grams = [PLATFORM_GRAM + label for label in self.platforms]
         grams.extend(SUBSYSTEM_GRAM + label for label in self.subsystems)
         if self.importance:
             grams.append(IMPORTANCE_GRAM + self.importance)
+        if self.repository:
+            grams.append(REPOSITORY_GRAM + self.repository)
         return grams
 
 
@@ -137,13 +141,14 @@ def search(
     importance: str = "",
     since: date | None = None,
     until: date | None = None,
+    repository: str = "",
     use_filter: bool = True,
 ) -> list[str]:
     """The 12-digit shas of every match, newest first. Without text and filters nothing matches.
 
     ``use_filter=False`` reads every partition, to check that the filter never hides a match.
     """
-    filters = Filters(platforms, subsystems, importance, since, until)
+    filters = Filters(platforms, subsystems, importance, since, until, repository)
     manifest = json.loads(read(MANIFEST))
     assert manifest["filter"]["buckets"] == FILTER_BUCKETS
     terms = parse_query(query, synonym_groups(manifest))

@@ -26,6 +26,13 @@ GROUP_ORDER: tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
+class RepositoryChip:
+    """A commit's repository where pages show labels (its id is owner/name)."""
+
+    id: str
+
+
+@dataclass(frozen=True)
 class SiteCommit:
     record: CommitRecord
     local_time: datetime  # committed_at in the site's time zone
@@ -51,6 +58,18 @@ class SiteCommit:
     @property
     def sha(self) -> str:
         return self.record.commit.sha
+
+    @property
+    def repository(self) -> str:
+        return self.record.commit.repository
+
+    def labels(self, kind: str) -> tuple[Label, ...] | tuple[RepositoryChip, ...]:
+        """The commit's labels of a kind: "platforms", "subsystems" or "repositories" (its own)."""
+        if kind == "platforms":
+            return self.platforms
+        if kind == "subsystems":
+            return self.subsystems
+        return (RepositoryChip(self.repository),)
 
     @property
     def short_sha(self) -> str:
@@ -119,7 +138,7 @@ class Day:
         ``order`` (the taxonomy's), then labels outside it; labels no commit has are left out."""
         counts: dict[str, int] = {}
         for item in self.commits:
-            for label in item.platforms if kind == "platforms" else item.subsystems:
+            for label in item.labels(kind):
                 counts[label.id] = counts.get(label.id, 0) + 1
         known = [(label_id, counts.pop(label_id)) for label_id in order if label_id in counts]
         return known + sorted(counts.items())
@@ -129,7 +148,7 @@ class Day:
         return tuple(
             item
             for item in self.newest_first
-            if any(label.id == label_id for label in (item.platforms if kind == "platforms" else item.subsystems))
+            if any(label.id == label_id for label in item.labels(kind))
         )
 
     @property

@@ -82,7 +82,8 @@ def write_search_index(
     """The sharded search index under search/, one partition at a time; a partition whose
     commits are unchanged is taken from the previous build. Records each in ``manifest``."""
     target = site_dir / "search"
-    commit_page = paths.commit_page("{sha}")
+    several = index.several_repositories
+    commit_page = paths.commit_page("{sha}", "{repo}" if several else None)
     commit_url = commit_page[: -len(".md")] + ("/" if directory_urls else ".html")
     partitions: list[PartitionInfo] = []
     written = 0
@@ -94,7 +95,7 @@ def write_search_index(
             copy_folder(folder, target / part_id)
             info = PartitionInfo(**details)  # type: ignore[arg-type]
         else:
-            documents = [search_document(item, taxonomy) for item in items]
+            documents = [search_document(item, taxonomy, several_repositories=several) for item in items]
             info = partition_info(part_id, documents)
             for relative, content in partition_files(part_id, documents):
                 path = target / relative
@@ -113,6 +114,7 @@ def write_search_index(
     (target / "filter").mkdir(exist_ok=True)
     for relative, content in bucket_files(filters):
         (target / relative).write_bytes(content)
-    names = search_names(taxonomy, language, directory_urls=directory_urls)
+    followed = tuple((item.name, item.title) for item in index.repositories) if several else ()
+    names = search_names(taxonomy, language, directory_urls=directory_urls, repositories=followed)
     (target / "manifest.json").write_bytes(search_manifest(partitions, names, commit_url=commit_url))
     logger.info("commit-digest: search index: %s partitions, %s files written", len(partitions), written)

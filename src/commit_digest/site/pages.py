@@ -23,7 +23,7 @@ from commit_digest.site.commit_view import commit_view
 from commit_digest.site.escape import html_text, title_plain
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
-from commit_digest.site.model import GROUP_ORDER, Day, SiteCommit, SiteIndex
+from commit_digest.site.model import GROUP_ORDER, Day, SiteCommit, SiteIndex, SiteRepository
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.reasons import reason_html
 from commit_digest.site.render import render
@@ -97,7 +97,7 @@ class _Context:
             "t": texts,
             "link": lambda target: paths.href(src_uri, target, directory_urls),
             "day_page": paths.day_page,
-            "commit_page": paths.commit_page,
+            "commit_page": self.commit_page,
             "month_page": paths.month_page,
             "label_page": paths.label_page,
             "label_month_page": paths.label_month_page,
@@ -116,25 +116,45 @@ class _Context:
             "insight_items": self.insight_items,
             # A date is one word to a reader: never broken at its hyphens.
             "nowrap": lambda text: Markup('<span class="digest-nowrap">%s</span>') % text,
+            "several_repositories": self.index.several_repositories,
             **values,
         }
+
+    def commit_page(self, item: SiteCommit) -> str:
+        return paths.commit_page(item.sha, item.repository if self.index.several_repositories else None)
+
+    @property
+    def label_kinds(self) -> tuple[str, ...]:
+        """Platforms and subsystems; and repositories, on a site of several."""
+        return (*LABEL_KINDS, "repositories") if self.index.several_repositories else LABEL_KINDS
 
     def _rule(self, kind: str, label_id: str) -> LabelRule | None:
         return self.taxonomy.platform(label_id) if kind == "platforms" else self.taxonomy.subsystem(label_id)
 
+    def _repository(self, name: str) -> SiteRepository | None:
+        return next((item for item in self.index.repositories if item.name == name), None)
+
     def label_name(self, kind: str, label_id: str) -> Markup:
+        if kind == "repositories":
+            repository = self._repository(label_id)
+            return html_text(repository.title if repository else label_id)
         rule = self._rule(kind, label_id)
         return html_text(rule.name.in_language(self.options.language) if rule else label_id)
 
     def label_description(self, kind: str, label_id: str) -> Markup:
+        if kind == "repositories":
+            return html_text(label_id)
         rule = self._rule(kind, label_id)
         if rule is None:
             return self.texts("unknown_label")
         return html_text(rule.description.in_language(self.options.language)) if rule.description else Markup("")
 
     def label_counts(self, day: Day, kind: str) -> list[tuple[str, int]]:
-        rules = self.taxonomy.platforms if kind == "platforms" else self.taxonomy.subsystems
-        return day.label_counts(kind, [rule.id for rule in rules])
+        if kind == "repositories":
+            order = [item.name for item in self.index.repositories]
+        else:
+            order = [rule.id for rule in (self.taxonomy.platforms if kind == "platforms" else self.taxonomy.subsystems)]
+        return day.label_counts(kind, order)
 
     def label_reason(self, label: Label) -> Markup:
         return reason_html(label, self.texts)
@@ -206,7 +226,7 @@ def day_pages(context: _Context) -> Iterator[PageSpec]:
 
         def content(uri: str = uri, day: Any = day, newer: Any = newer, older: Any = older) -> str:
             groups = _day_sections(context, uri, day)
-            filters = {kind: context.label_counts(day, kind) for kind in LABEL_KINDS}
+            filters = {kind: context.label_counts(day, kind) for kind in context.label_kinds}
             values = {"day": day, "groups": groups, "newer": newer, "older": older, "filters": filters}
             return render("day.html.j2", **context.for_page(uri, **values))
 
@@ -223,7 +243,7 @@ def day_pages(context: _Context) -> Iterator[PageSpec]:
 def commit_pages(context: _Context) -> Iterator[PageSpec]:
     for day in context.index.days:
         for position, item in enumerate(day.commits):
-            uri = paths.commit_page(item.sha)
+            uri = context.commit_page(item)
             previous = day.commits[position - 1] if position > 0 else None
             following = day.commits[position + 1] if position + 1 < len(day.commits) else None
 
@@ -290,8 +310,16 @@ def _month_parts(commits: tuple[SiteCommit, ...], size: int) -> Iterator[MonthPa
 
 
 def label_pages(context: _Context, kind: str) -> Iterator[PageSpec]:
-    listing = context.index.by_platform if kind == "platforms" else context.index.by_subsystem
-    index_uri = paths.PLATFORMS_INDEX if kind == "platforms" else paths.SUBSYSTEMS_INDEX
+    listing = {
+        "platforms": context.index.by_platform,
+        "subsystems": context.index.by_subsystem,
+        "repositories": context.index.by_repository,
+    }[kind]
+    index_uri = {
+        "platforms": paths.PLATFORMS_INDEX,
+        "subsystems": paths.SUBSYSTEMS_INDEX,
+        "repositories": paths.REPOSITORIES_INDEX,
+    }[kind]
     counts = [(label_id, len(commits)) for label_id, commits in listing.items()]
     yield PageSpec(
         index_uri,
@@ -370,5 +398,5 @@ def generate_pages(index: SiteIndex, taxonomy: Taxonomy, options: SiteOptions) -
     yield from day_pages(context)
     yield from commit_pages(context)
     yield from archive_pages(context)
-    for kind in LABEL_KINDS:
+    for kind in context.label_kinds:
         yield from label_pages(context, kind)

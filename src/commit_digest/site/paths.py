@@ -13,15 +13,18 @@ HOME = "index.md"
 ARCHIVE_INDEX = "archive/index.md"
 PLATFORMS_INDEX = "platforms/index.md"
 SUBSYSTEMS_INDEX = "subsystems/index.md"
-GENERATED_PREFIXES = ("days/", "commits/", "archive/", "platforms/", "subsystems/")
+REPOSITORIES_INDEX = "repositories/index.md"
+GENERATED_PREFIXES = ("days/", "commits/", "archive/", "platforms/", "subsystems/", "repositories/")
 
 
 def day_page(day: date) -> str:
     return f"days/{day.isoformat()}.md"
 
 
-def commit_page(sha: str) -> str:
-    return f"commits/{sha[:12]}.md"
+def commit_page(sha: str, repository: str | None = None) -> str:
+    """A commit's page; on a site of several repositories under its repository's owner/name,
+    so two repositories' commits can never share a path (a fork shares its shas)."""
+    return f"commits/{repository}/{sha[:12]}.md" if repository else f"commits/{sha[:12]}.md"
 
 
 def month_page(month: str) -> str:
@@ -29,7 +32,8 @@ def month_page(month: str) -> str:
 
 
 def label_page(kind: str, label_id: str) -> str:
-    """``kind`` is "platforms" or "subsystems": the label's index (its months, the latest month)."""
+    """``kind`` is "platforms", "subsystems" or "repositories" (the id is then owner/name): the
+    label's index (its months, the latest month)."""
     return f"{kind}/{label_id}/index.md"
 
 

@@ -1,9 +1,10 @@
 """Why a commit carries a label, worded in the page's language.
 
 The taxonomy rules store their reasons as fixed English phrases (``tag [cpu]``, ``path
-vllm/x.py``, ``word “moe” in title``, joined by ``; ``, with `` (+N)`` when more matched); they
-are read back here and worded from the i18n table. An LLM's reason is its own text and is
-shown as written; a phrase of an unknown shape is shown as it is, escaped.
+vllm/x.py``, ``word “moe” in title``, ``repository owner/name`` for a repository's own
+platforms), joined by ``; ``, with `` (+N)`` when more matched; they are read back here and
+worded from the i18n table. An LLM's reason is its own text and is shown as written; a phrase
+of an unknown shape is shown as it is, escaped.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from commit_digest.site.i18n import Texts
 _MORE = re.compile(r"\s*\(\+(\d+)\)\s*$")
 _TAG = re.compile(r"^tag (\[.+\])$")
 _PATH = re.compile(r"^path (.+)$")
+_REPOSITORY = re.compile(r"^repository (\S+/\S+)$")
 _WORD = re.compile(r"^word “(.+)” in (\w+)$")
 _FIELDS = frozenset({"title", "message"})
 
@@ -28,6 +30,8 @@ def _phrase(part: str, texts: Texts) -> Markup:
         return texts("reason_tag", tag=match.group(1))
     if match := _PATH.match(part):
         return texts("reason_path", path=Markup("<code>%s</code>") % match.group(1))
+    if match := _REPOSITORY.match(part):
+        return texts("reason_repository", repository=match.group(1))
     if (match := _WORD.match(part)) and match.group(2) in _FIELDS:
         return texts("reason_word", word=match.group(1), field=texts(f"reason_field_{match.group(2)}"))
     return html_text(part)

@@ -29,6 +29,7 @@
   var PLATFORM_GRAM = "\u0001p:";
   var SUBSYSTEM_GRAM = "\u0001s:";
   var IMPORTANCE_GRAM = "\u0001i:";
+  var REPOSITORY_GRAM = "\u0001r:";
   var EMPTY = { ids: new Uint32Array(0), levels: new Uint8Array(0) };
   var decoder = new TextDecoder();
 
@@ -192,6 +193,7 @@
     if (this.filters.platform) this.filterGrams.push(PLATFORM_GRAM + this.filters.platform);
     if (this.filters.subsystem) this.filterGrams.push(SUBSYSTEM_GRAM + this.filters.subsystem);
     if (this.filters.importance) this.filterGrams.push(IMPORTANCE_GRAM + this.filters.importance);
+    if (this.filters.repository) this.filterGrams.push(REPOSITORY_GRAM + this.filters.repository);
     this.bytes = index.size;
     this.counted = new Set();
     this.next = 0; // the next partition to read
@@ -411,7 +413,7 @@
     return indexPromise;
   }
   function commitUrl(manifest, row) {
-    return siteRoot + manifest.commit_url.replace("{sha}", row[0]);
+    return siteRoot + manifest.commit_url.replace("{sha}", row[0]).replace("{repo}", row[9] || "");
   }
 
   // Every match of a query, ranked, with the bytes downloaded (tests and the benchmark).
@@ -535,7 +537,8 @@
   root.digestSearchTitle = appendTitle;
 
   function labelNames(manifest) {
-    var names = { platforms: new Map(), subsystems: new Map() };
+    var names = { platforms: new Map(), subsystems: new Map(), repositories: new Map() };
+    (manifest.repositories || []).forEach(function (pair) { names.repositories.set(pair[0], pair[1]); });
     manifest.platforms.forEach(function (pair) { names.platforms.set(pair[0], pair[1]); });
     manifest.subsystems.forEach(function (pair) { names.subsystems.set(pair[0], pair[1]); });
     return names;
@@ -551,6 +554,11 @@
     var importance = importanceName(manifest, row[3]);
     var badge = element("span", "digest-search__badge digest-search__badge--" + (row[3] || "none"), importance);
     meta.appendChild(badge);
+    if (row[9]) {
+      var repository = element("a", "digest-search__chip digest-search__chip--repositories", names.repositories.get(row[9]) || row[9]);
+      repository.href = siteRoot + manifest.label_urls.repositories.replace("{id}", row[9]);
+      meta.appendChild(repository);
+    }
     var day = element("time", "digest-search__day", row[2]);
     day.setAttribute("datetime", row[2]);
     meta.appendChild(day);
@@ -573,7 +581,7 @@
   }
 
   // ---- the search page ---------------------------------------------------------------------
-  var FIELDS = ["q", "platform", "subsystem", "importance", "from", "to"];
+  var FIELDS = ["q", "repository", "platform", "subsystem", "importance", "from", "to"];
 
   function setUp(container) {
     var controls = {
@@ -581,6 +589,7 @@
       platform: container.querySelector("#digest-search-platform"),
       subsystem: container.querySelector("#digest-search-subsystem"),
       importance: container.querySelector("#digest-search-importance"),
+      repository: container.querySelector("#digest-search-repository"),
       from: container.querySelector("#digest-search-from"),
       to: container.querySelector("#digest-search-to"),
     };
@@ -616,6 +625,7 @@
       list.setAttribute("data-platform", search.filters.platform || "");
       list.setAttribute("data-subsystem", search.filters.subsystem || "");
       list.setAttribute("data-importance", search.filters.importance || "");
+      list.setAttribute("data-repository", search.filters.repository || "");
       list.setAttribute("data-from", chosen.from);
       list.setAttribute("data-to", chosen.to);
       list.setAttribute("data-count", String(count));
@@ -677,6 +687,10 @@
       names = labelNames(manifest);
       fillSelect(controls.platform, manifest.platforms);
       fillSelect(controls.subsystem, manifest.subsystems);
+      if ((manifest.repositories || []).length > 1) {
+        fillSelect(controls.repository, manifest.repositories);
+        controls.repository.hidden = false;
+      }
       fillSelect(controls.importance, ["high", "medium", "low"].map(function (level) {
         return [level, importanceName(manifest, level)];
       }));
@@ -702,7 +716,7 @@
       status.textContent = words.textFailed + " " + error.message;
     });
     input.addEventListener("input", schedule);
-    ["platform", "subsystem", "importance", "from", "to"].forEach(function (field) {
+    ["repository", "platform", "subsystem", "importance", "from", "to"].forEach(function (field) {
       controls[field].addEventListener("change", run);
     });
     container.querySelector("form").addEventListener("submit", function (event) {

@@ -3,7 +3,7 @@
 (function () {
   "use strict";
 
-  var PARAMS = { platforms: "platform", subsystems: "subsystem" };
+  var PARAMS = { platforms: "platform", subsystems: "subsystem", repositories: "repository" };
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (whole, name) {
@@ -11,12 +11,13 @@
     });
   }
 
-  /* A day page's filter: one choice per kind, kept in the URL (?platform=rocm&subsystem=moe). */
+  /* A day page's filter: one choice per kind, kept in the URL (?platform=rocm&subsystem=moe;
+     &repository=owner/name on a site of several repositories). */
   function setUpFilter(filter) {
     var entries = Array.prototype.slice.call(document.querySelectorAll(".digest-entry"));
     var groups = Array.prototype.slice.call(document.querySelectorAll("[data-digest-group]"));
     var status = filter.querySelector(".digest-filter__status");
-    var chosen = { platforms: "", subsystems: "" };
+    var chosen = { platforms: "", subsystems: "", repositories: "" };
     var params = new URLSearchParams(window.location.search);
     Object.keys(PARAMS).forEach(function (kind) {
       var value = params.get(PARAMS[kind]) || "";
@@ -33,7 +34,7 @@
     function apply() {
       var shown = 0;
       entries.forEach(function (entry) {
-        var visible = matches(entry, "platforms") && matches(entry, "subsystems");
+        var visible = Object.keys(PARAMS).every(function (kind) { return matches(entry, kind); });
         entry.hidden = !visible;
         if (visible) shown += 1;
       });
@@ -49,7 +50,7 @@
           button.setAttribute("aria-pressed", String(button.getAttribute("data-filter-value") === chosen[kind]));
         });
       });
-      var filtered = chosen.platforms || chosen.subsystems;
+      var filtered = chosen.platforms || chosen.subsystems || chosen.repositories;
       status.textContent = !filtered
         ? ""
         : shown

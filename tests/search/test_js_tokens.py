@@ -37,6 +37,7 @@ QUERIES = (
     "张量并行优化",
     "MoE层 FP8量化",
     "#31807",
+    "[NemotronH] Use ReplicatedLinear for fc1_latent_proj (#31807)",
     "8EBFACAA",
     "5272a28d97dd01283c61886b3aeb779120ce3a37",
     "rocm注意力",

@@ -11,7 +11,8 @@ typed between spaces, except:
   itself: a reader asking for EAGLE wants EAGLE, not all of speculative decoding.
 - a Chinese term that holds a synonym inside ("推测解码性能") is split around it first, as
   Chinese is written without spaces.
-- "#12345" is that pull request's commit (an exact gram) or, with less weight, the number.
+- "#12345" (or "(#12345)", as a pasted title ends) is that pull request's commit (an exact
+  gram) or, with less weight, the number.
 - a whole sha (13 to 40 hex digits) is cut to the 12 digits the index holds.
 
 The weights rank the words typed above their synonyms; the browser client uses them, the
@@ -30,7 +31,7 @@ PULL_REQUEST_GRAM = "\x01#"  # + the number: the commit of that pull request
 SYNONYM_WEIGHT = 0.8  # a synonym's or the label's match, against 1 for the words typed
 NARROWER_WEIGHT = 0.6  # a kind of the label ("eagle" for spec decode): less than the label itself
 NUMBER_WEIGHT = 0.5  # "#123" found as a number in the text, not as the commit of pull request 123
-_PULL_REQUEST = re.compile(r"#([0-9]{1,9})")
+_PULL_REQUEST = re.compile(r"\(?#([0-9]{1,9})\)?")  # "#123", or "(#123)" at the end of a pasted title
 _LONG_SHA = re.compile(r"[0-9a-f]{13,40}")  # the index holds the first 12 digits of a sha
 
 

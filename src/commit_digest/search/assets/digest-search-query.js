@@ -144,7 +144,7 @@
   var SYNONYM_WEIGHT = 0.8;
   var NARROWER_WEIGHT = 0.6;
   var NUMBER_WEIGHT = 0.5;
-  var PULL_REQUEST = /^#([0-9]{1,9})$/;
+  var PULL_REQUEST = /^\(?#([0-9]{1,9})\)?$/;
   var LONG_SHA = /^[0-9a-f]{13,40}$/;
 
   function phraseGrams(phrase) {

@@ -30,6 +30,7 @@
   var SUBSYSTEM_GRAM = "\u0001s:";
   var IMPORTANCE_GRAM = "\u0001i:";
   var REPOSITORY_GRAM = "\u0001r:";
+  var PULL_REQUEST_GRAM = "\u0001#";
   var EMPTY = { ids: new Uint32Array(0), levels: new Uint8Array(0) };
   var decoder = new TextDecoder();
 
@@ -196,15 +197,29 @@
     if (this.filters.repository) this.filterGrams.push(REPOSITORY_GRAM + this.filters.repository);
     this.bytes = index.size;
     this.counted = new Set();
-    this.next = 0; // the next partition to read
+    this.read = new Set(); // the partitions read (or ruled out), by position
     this.matches = [];
     this.shown = 0;
+    this.wantMore = false; // the reader asked for more than the first page
     var single = this.terms.length === 1 ? this.terms[0].typed : "";
+    // A sha is one commit anywhere in the archive: every partition the filter admits is read
+    // before ranking (its grams are rare, the filter makes that cheap).
     this.shaPrefix = /^[0-9a-f]{7,40}$/.test(single) ? single.slice(0, 12) : "";
-    this.pullRequest = /^#[0-9]+$/.test(single) ? parseInt(single.slice(1), 10) : 0;
-    // A sha or a pull request is one commit anywhere in the archive: every partition the
-    // filter admits is read before ranking (the filter makes that cheap).
-    this.knownItem = Boolean(this.shaPrefix || this.pullRequest);
+    // A pull request ("#123", or a pasted title ending "(#123)") is one commit too: the
+    // partitions whose filter holds its exact gram are read first, and when they match, the
+    // first page needs no other partition (a title's many words would read them all).
+    var pull = null;
+    this.terms.forEach(function (term) {
+      term.alternatives.forEach(function (alternative) {
+        if (alternative.grams.length === 1 && alternative.grams[0].indexOf(PULL_REQUEST_GRAM) === 0) {
+          pull = alternative.grams[0];
+        }
+      });
+    });
+    this.itemGram = pull;
+    this.pullRequest = pull ? parseInt(pull.slice(PULL_REQUEST_GRAM.length), 10) : 0;
+    this.itemChecked = !pull;
+    this.itemFound = false;
     this.phrase = normalisedText(query);
     // The words to mark in a result: each run of what was typed ("fp8量化" marks fp8 and 量化),
     // and each synonym as a whole ("draft model", not every "model").
@@ -226,7 +241,7 @@
     return !this.terms.length && !this.filterGrams.length;
   };
   Search.prototype.done = function () {
-    return this.empty() || this.next >= this.manifest.partitions.length;
+    return this.empty() || this.read.size >= this.manifest.partitions.length;
   };
   Search.prototype.use = function (path, decode) {
     var self = this;
@@ -262,9 +277,9 @@
       return holds;
     });
   };
-  Search.prototype.readPartition = function () {
+  Search.prototype.readPartition = function (position) {
     var self = this;
-    var position = self.next++;
+    self.read.add(position);
     var partition = self.manifest.partitions[position];
     var range = idRange(partition, self.filters);
     if (range[0] >= range[1]) return Promise.resolve();
@@ -340,11 +355,32 @@
       self.matches.push({ partition: partition, position: position, id: id, score: score, day: day });
     });
   };
-  // Resolves once more than ``count`` matches are known, or every partition is read.
+  // The partitions that may hold the pull request's exact gram, newest first, read before any.
+  Search.prototype.readItemPartitions = function () {
+    var self = this;
+    self.itemChecked = true;
+    var positions = self.manifest.partitions.map(function (_partition, position) { return position; });
+    return positions.reduce(function (chain, position) {
+      return chain.then(function () {
+        return self.presence(position, [self.itemGram]).then(function (holds) {
+          if (holds.get(self.itemGram)) return self.readPartition(position);
+          return null;
+        });
+      });
+    }, Promise.resolve()).then(function () {
+      self.itemFound = self.matches.length > 0;
+    });
+  };
+  // Resolves once more than ``count`` matches are known, or every partition is read; a known
+  // item's first page stops at the partitions holding it.
   Search.prototype.find = function (count) {
     var self = this;
-    if (self.done() || (!self.knownItem && self.matches.length > count)) return Promise.resolve();
-    return self.readPartition().then(function () { return self.find(count); });
+    if (!self.itemChecked) return self.readItemPartitions().then(function () { return self.find(count); });
+    if (self.done() || (self.itemFound && !self.wantMore)) return Promise.resolve();
+    if (!self.shaPrefix && self.matches.length > count) return Promise.resolve();
+    var position = 0;
+    while (self.read.has(position)) position++;
+    return self.readPartition(position).then(function () { return self.find(count); });
   };
   function rank(a, b) {
     var left = a.boosted === undefined ? a.score : a.boosted;
@@ -420,6 +456,7 @@
   root.digestSearch = function (query, filters) {
     return loadIndex().then(function (index) {
       var search = new Search(index, query, filters);
+      search.wantMore = true;
       if (search.empty()) return { ids: [], bytes: search.bytes };
       return search.nextPage(Infinity).then(function (page) {
         return { ids: page.map(function (match) { return match.row[0]; }), bytes: search.bytes };
@@ -725,7 +762,9 @@
     });
     more.addEventListener("click", function () {
       loadIndex().then(function (index) {
-        if (current) showMore(index, current, generation);
+        if (!current) return;
+        current.wantMore = true;
+        showMore(index, current, generation);
       });
     });
     // Arrows move from the box through the results; Enter opens the one focused (a link).

@@ -226,3 +226,26 @@ def template_sections(text: str) -> list[TemplateSection]:
             parts[-1][1].append(line)
     sections = [TemplateSection(heading, strip_template("\n".join(body))) for heading, body in parts]
     return [section for section in sections if section.text]
+
+
+# "Does this PR introduce any user-facing change?" answered with nothing to say.
+_NO_ANSWER = re.compile(
+    r"(?:no|none|nope|n/?a|not applicable|nothing|无|否|没有|不涉及)[\s.。!！,，]*"
+    r"(?:(?:user[- ]facing )?changes?[.。]?)?",
+    re.IGNORECASE,
+)
+# vllm-ascend's bot adds the vLLM version and commit it was tested against to every PR.
+_BOT_LINE = re.compile(r"^\s*[-*]?\s*vLLM (?:version|main)\s*:", re.IGNORECASE)
+
+
+def described_message(body: str) -> str:
+    """What a message says the change does: without PR-template boilerplate, the sections on how
+    it was tested, a bare "No" to "any user-facing change?" and vllm-ascend's version lines."""
+    kept = []
+    for section in template_sections(body):
+        if section.heading in TESTING_HEADINGS:
+            continue
+        if section.heading == USER_FACING_HEADING and _NO_ANSWER.fullmatch(section.text):
+            continue
+        kept.append("\n".join(line for line in section.text.splitlines() if not _BOT_LINE.match(line)).strip())
+    return "\n\n".join(part for part in kept if part)

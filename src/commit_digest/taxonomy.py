@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from commit_digest.errors import TaxonomyError
 from commit_digest.models import LABEL_ID_PATTERN, Label, LabelSource
-from commit_digest.pr_template import strip_template
+from commit_digest.pr_template import described_message
 
 MAX_REASONS_PER_LABEL = 3
 _TAG_RUN = re.compile(r"^\s*((?:\[[^\]\n]{1,60}\]\s*:?\s*)+)")
@@ -217,9 +217,10 @@ def classify(
     taxonomy = taxonomy or load_taxonomy()
     tags = title_tags(title)
     texts = {"title": title}
-    # Template boilerplate ("What this PR does / why we need it?", checklists) is not the
-    # author's words: it would give every commit of a repository the same labels.
-    body = strip_template(message).strip()
+    # Template boilerplate ("What this PR does / why we need it?", checklists, "CI passed with
+    # new added/existing test.") is not about the change: it would give every commit of a
+    # repository the same labels.
+    body = described_message(message).strip()
     if body and body != title.strip():
         texts["message"] = body
     only_tests_or_docs = bool(paths) and all(_TEST_OR_DOC.match_file(path) for path in paths)
@@ -236,6 +237,11 @@ def classify(
         return labelled
 
     platforms = labels_for(taxonomy.platforms, paths_may_count=not only_tests_or_docs)
+    # A platform named only in the message (an upstream-sync note, a list of related PRs) does
+    # not join one that the title, its tags or the paths give.
+    strong = [item for item in platforms if any(not reason.endswith(" in message") for reason in item[1])]
+    if strong:
+        platforms = strong
     subsystems = labels_for(taxonomy.subsystems, paths_may_count=True)
     return Classification(
         platforms=tuple(label for label, _ in platforms),

@@ -142,11 +142,6 @@ def test_cuda_graph_is_still_compile_work() -> None:
     assert "compile" in {label.id for label in result.subsystems}
 
 
-@pytest.mark.xfail(
-    reason="needs taxonomy.py: a platform earned only from words deep in the message (here an upstream-sync "
-    "note) should not join a platform the paths or tags give; YAML rules cannot tell where a word was found",
-    strict=False,
-)
 def test_an_upstream_sync_message_does_not_add_the_platforms_it_mentions() -> None:
     message = (
         "Sync with upstream vLLM main.\n\n"

@@ -121,9 +121,11 @@ def test_the_plugins_commits_are_on_its_platform_and_its_template_is_nowhere(bui
         text = page(site, f"commits/{PLUGIN}/{sha[:12]}")
         summary = text[text.index("变更摘要") :] if "变更摘要" in text else ""
         assert "What this PR does" not in summary and "user-facing" not in summary
-    # Template words never label a commit: the plugin's commits are not frontend or core by them.
-    frontend = visible_text(page(site, "subsystems/frontend"))
-    assert not any(title in frontend for _when, title, _path in HISTORY)
+    # Template words never label a commit: not frontend or core by its headings, not CI by its
+    # stock answer "CI passed with new added/existing test.".
+    for subsystem in ("frontend", "core", "ci"):
+        listed = visible_text(page(site, f"subsystems/{subsystem}"))
+        assert not any(title in listed for _when, title, _path in HISTORY), subsystem
 
 
 def test_a_day_mixes_repositories_with_a_chip_and_a_filter(built: tuple[Path, list[str]]) -> None:

@@ -29,7 +29,7 @@ from commit_digest.models import (
     Recommendation,
     TechnicalInsights,
 )
-from commit_digest.pr_template import TESTING_HEADINGS, USER_FACING_HEADING, template_sections
+from commit_digest.pr_template import described_message
 from commit_digest.settings import Language
 from commit_digest.taxonomy import Taxonomy, classify
 from commit_digest.vocabulary import IMPORTANCE_NAMES, change_type_name
@@ -39,14 +39,6 @@ MAX_SUMMARY_BULLETS = 4
 MAX_IMPACT_AREAS = 8
 _TRAILER = re.compile(r"^(signed-off-by|co-authored-by|reviewed-by|tested-by|acked-by|cc):", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
-# "Does this PR introduce any user-facing change?" answered with nothing to say.
-_NO_ANSWER = re.compile(
-    r"(?:no|none|nope|n/?a|not applicable|nothing|无|否|没有|不涉及)[\s.。!！,，]*"
-    r"(?:(?:user[- ]facing )?changes?[.。]?)?",
-    re.IGNORECASE,
-)
-# vllm-ascend's bot adds the vLLM version and commit it was tested against to every PR.
-_BOT_LINE = re.compile(r"^\s*[-*]?\s*vLLM (?:version|main)\s*:", re.IGNORECASE)
 _FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
@@ -267,19 +259,6 @@ class OfflineAnalyzer:
         if not advice:
             advice.append(Recommendation(audience=text["advice_default"], advice=text["advice_default_text"]))
         return advice
-
-
-def described_message(body: str) -> str:
-    """What a message says the change does: without PR-template boilerplate, the sections on how
-    it was tested, a bare "No" to "any user-facing change?" and vllm-ascend's version lines."""
-    kept = []
-    for section in template_sections(body):
-        if section.heading in TESTING_HEADINGS:
-            continue
-        if section.heading == USER_FACING_HEADING and _NO_ANSWER.fullmatch(section.text):
-            continue
-        kept.append("\n".join(line for line in section.text.splitlines() if not _BOT_LINE.match(line)).strip())
-    return "\n\n".join(part for part in kept if part)
 
 
 def message_points(body: str) -> list[str]:

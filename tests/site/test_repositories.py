@@ -7,9 +7,7 @@ repository, and the plugin's PR template never reaches a label or a summary."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from importlib import resources
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from commit_digest.exchange import read_all_records
 from commit_digest.search.reader import search
 from commit_digest.store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
+from tests.git import run_git
 from tests.site.conftest import PROJECT, project_config
 from tests.site.html import visible_text
 
@@ -43,31 +42,19 @@ HISTORY = (
 )
 
 
-def _git(folder: Path, *arguments: str, env: dict[str, str] | None = None) -> str:
-    base = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder)}
-    done = subprocess.run(
-        ["git", "-C", str(folder), *arguments],
-        env={**os.environ, **base, **(env or {})},
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
-
-
 def make_plugin_clone(folder: Path) -> list[str]:
-    _git(folder, "init", "-q", "-b", "main")
-    _git(folder, "remote", "add", "origin", f"https://github.com/{PLUGIN}.git")
+    run_git(folder, "init", "-q", "-b", "main")
+    run_git(folder, "remote", "add", "origin", f"https://github.com/{PLUGIN}.git")
     shas = []
     for number, (when, title, path) in enumerate(HISTORY):
         (folder / path).parent.mkdir(parents=True, exist_ok=True)
         (folder / path).write_text(f"# change {number}\n", encoding="utf-8")
-        _git(folder, "add", "-A")
+        run_git(folder, "add", "-A")
         message = f"{title} (#{4000 + number})\n\n" + TEMPLATE.format(what=f"Change {number} of the plugin.")
         dates = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
         people = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "d@e.x", "GIT_COMMITTER_NAME": "GitHub"}
-        _git(folder, "commit", "-q", "-m", message, env={**dates, **people, "GIT_COMMITTER_EMAIL": "n@g.x"})
-        shas.append(_git(folder, "rev-parse", "HEAD"))
+        run_git(folder, "commit", "-q", "-m", message, env={**dates, **people, "GIT_COMMITTER_EMAIL": "n@g.x"})
+        shas.append(run_git(folder, "rev-parse", "HEAD"))
     return shas
 
 

@@ -4,9 +4,7 @@ rename) gives the same Commit records the GitHub source gives for the same facts
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -23,6 +21,7 @@ from commit_digest.sources.git_identity import roots_key
 from commit_digest.sources.window import FetchWindow, days_window
 from commit_digest.store import AnalysisStore
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakeRepository
+from tests.git import run_git
 
 from .conftest import REPOSITORY, SourceFactory
 
@@ -79,18 +78,6 @@ HISTORY = [
 ]
 
 
-def _git(clone: Path, *arguments: str, env: dict[str, str] | None = None) -> str:
-    base = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(clone)}
-    completed = subprocess.run(
-        ["git", "-C", str(clone), *arguments],
-        env={**os.environ, **base, **(env or {})},
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return completed.stdout.strip()
-
-
 @dataclass(frozen=True)
 class Clone:
     path: Path
@@ -100,7 +87,7 @@ class Clone:
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory: pytest.TempPathFactory) -> Clone:
     path = tmp_path_factory.mktemp("clone")
-    _git(path, "init", "-q", "-b", "main")
+    run_git(path, "init", "-q", "-b", "main")
     contents = [
         {"a.txt": b"one\ntwo\n", "docs/logo.png": PNG, "old.py": OLD_PY.encode()},
         {"a.txt": b"one\nthree\n", "docs/logo.png": PNG, "new.py": OLD_PY.encode()},
@@ -114,7 +101,7 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Clone:
         for name, data in tree.items():
             (path / name).parent.mkdir(parents=True, exist_ok=True)
             (path / name).write_bytes(data)
-        _git(path, "add", "-A")
+        run_git(path, "add", "-A")
         env = {
             "GIT_AUTHOR_NAME": "Ada Lovelace",
             "GIT_AUTHOR_EMAIL": "ada@example.com",
@@ -123,8 +110,8 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Clone:
             "GIT_AUTHOR_DATE": scripted.authored,
             "GIT_COMMITTER_DATE": scripted.committed,
         }
-        _git(path, "commit", "-q", "-m", scripted.message, env=env)
-        shas.append(_git(path, "rev-parse", "HEAD"))
+        run_git(path, "commit", "-q", "-m", scripted.message, env=env)
+        shas.append(run_git(path, "rev-parse", "HEAD"))
     return Clone(path, shas)
 
 
@@ -268,24 +255,24 @@ def test_patches_from_the_clone_are_capped_per_commit(clone: Clone) -> None:
 def _repository(path: Path, message: str, *, remote: str | None = None) -> Path:
     """A one-commit repository; ``message`` makes its root commit differ from another's."""
     path.mkdir(parents=True)
-    _git(path, "init", "-q", "-b", "main")
+    run_git(path, "init", "-q", "-b", "main")
     (path / "README.md").write_text(f"{message}\n", encoding="utf-8")
-    _git(path, "add", "-A")
+    run_git(path, "add", "-A")
     dated = {"GIT_AUTHOR_DATE": "2026-01-07T12:00:00+00:00", "GIT_COMMITTER_DATE": "2026-01-07T12:00:00+00:00"}
     identity = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "Ada"}
-    _git(path, "commit", "-q", "-m", message, env={**dated, **identity, "GIT_COMMITTER_EMAIL": "a@x"})
+    run_git(path, "commit", "-q", "-m", message, env={**dated, **identity, "GIT_COMMITTER_EMAIL": "a@x"})
     if remote is not None:
-        _git(path, "remote", "add", "origin", remote)  # never contacted
+        run_git(path, "remote", "add", "origin", remote)  # never contacted
     return path
 
 
 def _copy(clone: Clone, path: Path, *, remote: str | None) -> Path:
     """A clone of the module's clone; its origin then points where ``remote`` says (None: removed)."""
-    _git(path.parent, "clone", "-q", str(clone.path), str(path))
+    run_git(path.parent, "clone", "-q", str(clone.path), str(path))
     if remote is None:
-        _git(path, "remote", "remove", "origin")
+        run_git(path, "remote", "remove", "origin")
     else:
-        _git(path, "remote", "set-url", "origin", remote)
+        run_git(path, "remote", "set-url", "origin", remote)
     return path
 
 
@@ -321,7 +308,7 @@ def test_a_clone_whose_remote_names_the_repository_is_fetched_and_its_roots_reco
     clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     right = _copy(clone, tmp_path / "right", remote="git@github.com:ACME/Widgets.git/")
-    _git(right, "remote", "add", "fork", "https://github.com/someone/widgets")  # any remote may name it
+    run_git(right, "remote", "add", "fork", "https://github.com/someone/widgets")  # any remote may name it
     cache = tmp_path / "cache"
 
     assert fetch_clone(right, cache) == 0
@@ -332,7 +319,7 @@ def test_a_clone_whose_remote_names_the_repository_is_fetched_and_its_roots_reco
 
 def test_a_remote_naming_the_repository_on_a_remote_other_than_origin_is_enough(clone: Clone, tmp_path: Path) -> None:
     fork = _copy(clone, tmp_path / "fork", remote="https://github.com/someone/widgets")
-    _git(fork, "remote", "add", "upstream", "https://github.com/acme/widgets")
+    run_git(fork, "remote", "add", "upstream", "https://github.com/acme/widgets")
     assert fetch_clone(fork, tmp_path / "cache") == 0
 
 
@@ -358,12 +345,12 @@ def test_a_clone_of_a_clone_on_disk_is_checked_by_its_roots(clone: Clone, tmp_pa
     cache = tmp_path / "cache"
     assert fetch_clone(clone.path, cache) == 0
     same_history = tmp_path / "same"
-    _git(tmp_path, "clone", "-q", str(clone.path), str(same_history))  # origin: a path on disk
+    run_git(tmp_path, "clone", "-q", str(clone.path), str(same_history))  # origin: a path on disk
     assert fetch_clone(same_history, cache) == 0
 
     unrelated = _repository(tmp_path / "unrelated", "Another project")
     clone_of_unrelated = tmp_path / "clone-of-unrelated"
-    _git(tmp_path, "clone", "-q", f"file://{unrelated}", str(clone_of_unrelated))
+    run_git(tmp_path, "clone", "-q", f"file://{unrelated}", str(clone_of_unrelated))
     assert fetch_clone(clone_of_unrelated, cache) == 2
     assert stored(cache)[0] == 3
 
@@ -389,19 +376,19 @@ def test_a_folder_inside_a_repository_is_refused(
 
 def test_a_bare_repository_is_a_clone_too(clone: Clone, tmp_path: Path) -> None:
     bare = tmp_path / "widgets.git"
-    _git(tmp_path, "clone", "-q", "--bare", str(clone.path), str(bare))
-    _git(bare, "remote", "set-url", "origin", "https://github.com/acme/widgets.git")
+    run_git(tmp_path, "clone", "-q", "--bare", str(clone.path), str(bare))
+    run_git(bare, "remote", "set-url", "origin", "https://github.com/acme/widgets.git")
     assert fetch_clone(bare, tmp_path / "cache") == 0
 
 
 def test_a_shallow_clone_without_a_remote_naming_a_repository_cannot_be_checked(clone: Clone, tmp_path: Path) -> None:
     shallow = tmp_path / "shallow"
-    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{clone.path}", str(shallow))
+    run_git(tmp_path, "clone", "-q", "--depth", "1", f"file://{clone.path}", str(shallow))
     cache = tmp_path / "cache"
     assert fetch_clone(shallow, cache) == 2
     assert stored(cache) == (0, None)
 
-    _git(shallow, "remote", "set-url", "origin", "https://github.com/acme/widgets")
+    run_git(shallow, "remote", "set-url", "origin", "https://github.com/acme/widgets")
     assert fetch_clone(shallow, cache) == 0
     assert stored(cache) == (1, None)  # where a shallow clone was cut is no root: nothing recorded
 
@@ -422,8 +409,8 @@ def test_every_remote_naming_a_repository_is_listed_origin_first(
     clone: Clone, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     other = _copy(clone, tmp_path / "other", remote="https://github.com/other/thing")
-    _git(other, "remote", "add", "a-fork", "git@github.com:me/thing.git")
-    _git(other, "remote", "add", "disk", str(clone.path))  # names no repository: not listed
+    run_git(other, "remote", "add", "a-fork", "git@github.com:me/thing.git")
+    run_git(other, "remote", "add", "disk", str(clone.path))  # names no repository: not listed
     assert fetch_clone(other, tmp_path / "cache") == 2
     assert (
         "has remotes origin = https://github.com/other/thing, a-fork = git@github.com:me/thing.git, "

@@ -164,3 +164,22 @@ def test_repositories_settings_and_their_errors() -> None:
     assert plugin.repository == "a/c" and plugin.github.branch == "dev"
     assert plugin.taxonomy == {"platforms": {"cuda": None}}
     assert several.for_repository("a/b").taxonomy == {"platforms": {"cuda": {"words": ["CUDA"]}}}
+
+
+def test_nightly_analyses_every_repository_and_builds_once(
+    built: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    site, shas = built
+    root = site.parent
+    arguments = ["nightly", "-f", str(root / "mkdocs.yml"), "--offline", "--no-fetch"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        code = main([*arguments, "--durable-dir", str(root / "data"), "--site-dir", str(root / "nightly-site")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "analyse vllm-project/vllm:" in err and f"analyse {PLUGIN}:" in err
+    assert err.count("build:") == 1
+    assert (root / "nightly-site" / "commits" / PLUGIN / shas[0][:12] / "index.html").exists()
+    # --git-dir is one clone: on a site of several repositories it needs --repo.
+    assert main([*arguments[:4], "--git-dir", str(root / "clone")]) == 2
+    assert "--git-dir is a clone of one repository" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from commit_digest.errors import InputError
 from commit_digest.models import REPOSITORY_PATTERN
+from commit_digest.taxonomy import combine_overrides
 
 PLUGIN_NAME = "commit-digest"
 # Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic
@@ -163,19 +164,7 @@ class DigestSettings(_Settings):
 
     def taxonomy_for(self, name: str) -> dict[str, Any] | None:
         """The taxonomy overrides for one repository's commits: the site's, then its own."""
-        own = self.repository_settings(name).taxonomy
-        if not own:
-            return self.taxonomy
-        merged: dict[str, Any] = {section: dict(labels) for section, labels in (self.taxonomy or {}).items()}
-        for section, labels in own.items():
-            if not isinstance(labels, Mapping):
-                merged[section] = labels  # the taxonomy reports the bad section by name
-                continue
-            for label_id, body in labels.items():
-                base = merged.setdefault(section, {}).get(label_id)
-                both = isinstance(base, Mapping) and isinstance(body, Mapping)
-                merged[section][label_id] = {**base, **body} if both else body  # type: ignore[dict-item]
-        return merged
+        return combine_overrides(self.taxonomy, self.repository_settings(name).taxonomy)
 
     @field_validator("timezone")
     @classmethod

@@ -280,6 +280,29 @@ def _merge_section(base: Mapping[str, Any], override: Mapping[str, Any] | None) 
     return merged
 
 
+def combine_overrides(
+    first: Mapping[str, Any] | None, second: Mapping[str, Any] | None, *, keep_removals: bool = True
+) -> dict[str, Any] | None:
+    """Two layers of overrides as one (``second`` wins field by field). A ``null`` of ``second``
+    stays a removal, or is passed over with ``keep_removals=False`` (a repository dropping a
+    label for its own commits does not drop the label's pages)."""
+    if not second:
+        return dict(first) if first else None
+    merged: dict[str, Any] = {section: dict(labels) for section, labels in (first or {}).items()}
+    for section, labels in second.items():
+        if not isinstance(labels, Mapping):
+            merged[section] = labels  # _build reports the bad section by name
+            continue
+        target = merged.setdefault(section, {})
+        for label_id, body in labels.items():
+            if body is None and not keep_removals:
+                continue
+            base = target.get(label_id)
+            both = isinstance(base, Mapping) and isinstance(body, Mapping)
+            target[label_id] = {**base, **body} if both else body  # type: ignore[dict-item]
+    return merged
+
+
 _BUILTIN_TEXT = resources.files("commit_digest").joinpath("data/taxonomy.yml")
 
 

@@ -19,6 +19,7 @@ from commit_digest.commands.common import (
     llm_overrides,
     open_store,
     print_lines,
+    repository_runs,
     run_each_repository,
     settings_from_args,
 )
@@ -57,7 +58,7 @@ def register(subparsers: Any) -> None:
 
 def run_analyze(args: argparse.Namespace) -> int:
     """Analyses the commits of --repo, or of every repository of the site in turn."""
-    return run_each_repository(args, _analyze_one, Console(stderr=True))
+    return run_each_repository(repository_runs(args), _analyze_one, Console(stderr=True))
 
 
 def _analyze_one(args: argparse.Namespace) -> int:

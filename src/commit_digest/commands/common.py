@@ -136,10 +136,9 @@ def _configured_repositories(args: argparse.Namespace) -> list[str]:
 
 
 def run_each_repository(
-    args: argparse.Namespace, run_one: Callable[[argparse.Namespace], int], console: Console | None = None
+    runs: list[argparse.Namespace], run_one: Callable[[argparse.Namespace], int], console: Console | None = None
 ) -> int:
-    """``run_one`` for --repo, or for every repository of the site; the worst exit code."""
-    runs = repository_runs(args)
+    """``run_one`` for each of ``repository_runs``; the worst exit code."""
     codes = []
     for one in runs:
         if len(runs) > 1 and console is not None:

@@ -72,9 +72,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Fetches --repo, or every repository of the site in turn."""
-    if args.git_dir is not None and not args.repo and len(repository_runs(args)) > 1:
+    runs = repository_runs(args)
+    if args.git_dir is not None and len(runs) > 1:
         raise InputError("--git-dir is a clone of one repository: say which with --repo")
-    return run_each_repository(args, _run_one, Console(stderr=True))
+    return run_each_repository(runs, _run_one, Console(stderr=True))
 
 
 def _run_one(args: argparse.Namespace) -> int:

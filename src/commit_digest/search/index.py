@@ -235,6 +235,11 @@ def filter_block_bytes(grams: int) -> int:
     return max(1, -(-grams * FILTER_BITS_PER_GRAM // (FILTER_BUCKETS * 8)))
 
 
+def filter_bucket(gram: str) -> int:
+    """The filter block (and bucket file) a gram is in."""
+    return fnv1a(gram) % FILTER_BUCKETS
+
+
 def filter_bits(gram: str, block_bits: int) -> tuple[int, list[int]]:
     """The bucket of a gram and its bit positions in a block of ``block_bits``."""
     first = fnv1a(gram)

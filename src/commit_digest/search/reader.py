@@ -17,7 +17,7 @@ from commit_digest.search.index import (
     SUBSYSTEM_GRAM,
     bucket_name,
     decode_shard,
-    filter_bits,
+    filter_bucket,
     may_hold,
     shard_name,
     shard_of,
@@ -80,7 +80,7 @@ class _Buckets:
         self.files: dict[int, bytes] = {}
 
     def may_hold(self, index: int, gram: str) -> bool:
-        bucket, _positions = filter_bits(gram, 8)
+        bucket = filter_bucket(gram)
         if bucket not in self.files:
             self.files[bucket] = self.read(bucket_name(bucket))
         return may_hold(self.files[bucket], self.offsets[index], self.blocks[index], gram)

@@ -3,33 +3,23 @@ labelled by, and the taxonomy the site's pages are organised by."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
 
 from commit_digest.fetch import last_fetch_time
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings
 from commit_digest.site.model import SiteRepository
 from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import Taxonomy, load_taxonomy
+from commit_digest.taxonomy import Taxonomy, combine_overrides, load_taxonomy
 
 
 def site_taxonomy(settings: DigestSettings) -> Taxonomy:
     """The site-wide taxonomy with every repository's additions: a platform one repository adds
     has its pages. A repository dropping a label (null) drops it for its own commits only."""
-    merged: dict[str, Any] = {section: dict(labels) for section, labels in (settings.taxonomy or {}).items()}
+    merged = settings.taxonomy
     for repository in settings.repositories:
-        for section, labels in (repository.taxonomy or {}).items():
-            if not isinstance(labels, Mapping):
-                merged[section] = labels  # the taxonomy reports the bad section by name
-                continue
-            target = merged.setdefault(section, {})
-            for label_id, body in labels.items():
-                if body is None:
-                    continue
-                base = target.get(label_id)
-                target[label_id] = {**base, **body} if isinstance(base, Mapping) else body
+        merged = combine_overrides(merged, repository.taxonomy, keep_removals=False)
     return load_taxonomy(merged or None, settings.taxonomy_file)
 
 

@@ -148,9 +148,6 @@ class Taxonomy(_Frozen):
             found = self._classified[key] = classify(title, message, paths, self)
         return found
 
-    def knows(self, label_id: str) -> bool:
-        return self.platform(label_id) is not None or self.subsystem(label_id) is not None
-
     def platform(self, label_id: str) -> LabelRule | None:
         return next((rule for rule in self.platforms if rule.id == label_id), None)
 

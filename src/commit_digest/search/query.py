@@ -156,7 +156,3 @@ def parse_query(query: str, groups: Sequence[SynonymGroup] = ()) -> list[Term]:
             terms.append(term)
     return terms
 
-
-def term_grams_needed(terms: Sequence[Term]) -> list[str]:
-    """Every gram any alternative of any term needs, sorted."""
-    return sorted({gram for term in terms for alternative in term.alternatives for gram in alternative.grams})

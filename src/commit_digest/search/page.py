@@ -25,7 +25,7 @@ def search_page_markdown(language: str) -> str:
 
 {t("intro")}
 
-<div id="digest-search" class="digest-search" data-text-count="{t("count")}" data-text-count-at-least="{t("count_at_least")}" data-text-empty="{t("empty")}" data-text-searching="{t("searching")}" data-text-failed="{t("failed")}">
+<div id="digest-search" class="digest-search" data-text-count="{t("count")}" data-text-count-one="{t("count_one")}" data-text-count-at-least="{t("count_at_least")}" data-text-empty="{t("empty")}" data-text-searching="{t("searching")}" data-text-failed="{t("failed")}">
 <link rel="stylesheet" href="../{STYLE}">
 <form class="digest-search__form" role="search" action="." method="get">
 <input type="search" id="digest-search-input" name="q" autocomplete="off" placeholder="{t("placeholder")}" aria-label="{t("label")}" aria-controls="digest-search-results">

@@ -208,6 +208,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "search_filters": ("筛选", "Filters"),
     "search_more": ("更多结果", "More results"),
     "search_count": ("共 {count} 个结果", "{count} results"),
+    "search_count_one": ("共 1 个结果", "1 result"),
     "search_count_at_least": ("至少 {count} 个结果", "At least {count} results"),
     "search_empty": ("没有找到匹配的提交。", "No matching commit."),
     "search_searching": ("搜索中…", "Searching…"),

@@ -669,6 +669,7 @@
       list.setAttribute("data-complete", complete ? "true" : "false");
       list.setAttribute("data-bytes", String(search.bytes));
       if (!count) status.textContent = words.textEmpty;
+      else if (count === 1 && complete) status.textContent = words.textCountOne;
       else status.textContent = (complete ? words.textCount : words.textCountAtLeast).replace("{count}", String(count));
       more.hidden = search.shown >= count && complete;
     }

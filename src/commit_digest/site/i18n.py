@@ -261,6 +261,12 @@ _TEXT: dict[str, tuple[str, str]] = {
     "palette_to_dark": ("切换到深色模式", "Switch to dark mode"),
     "palette_to_light": ("切换到浅色模式", "Switch to light mode"),
     "palette_to_system": ("切换到跟随系统", "Switch to system preference"),
+    # -- feeds (site/feeds.py) and the subscribe page --
+    # -- end feeds --
+    # -- activity charts (site/charts.py) --
+    # -- end charts --
+    # -- week pages (site/weeks.py) --
+    # -- end weeks --
 }
 
 LANGUAGES = ("zh", "en")

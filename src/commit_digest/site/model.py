@@ -11,6 +11,7 @@ from functools import cached_property
 from zoneinfo import ZoneInfo
 
 from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, Importance, Label, LabelSource, LanguageCode
+from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.fingerprint import text_digest
 from commit_digest.site.wording import Worded, Wording
 from commit_digest.taxonomy import Taxonomy
@@ -84,6 +85,10 @@ class SiteCommit:
         return self.local_time.strftime("%Y-%m")
 
     @property
+    def week(self) -> IsoWeek:
+        return IsoWeek.of(self.local_time.date())
+
+    @property
     def analysed(self) -> bool:
         analysis = self.record.analysis
         return analysis is not None and analysis.ok
@@ -125,6 +130,10 @@ class Day:
     @property
     def month(self) -> str:
         return self.date.strftime("%Y-%m")
+
+    @property
+    def week(self) -> IsoWeek:
+        return IsoWeek.of(self.date)
 
     @property
     def newest_first(self) -> tuple[SiteCommit, ...]:

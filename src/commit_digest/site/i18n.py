@@ -262,6 +262,48 @@ _TEXT: dict[str, tuple[str, str]] = {
     "palette_to_light": ("切换到浅色模式", "Switch to light mode"),
     "palette_to_system": ("切换到跟随系统", "Switch to system preference"),
     # -- feeds (site/feeds.py) and the subscribe page --
+    # What each feed is called (plain text: the feed's <title> after the site's name, and the
+    # subscribe page's list); a label's feed is called by the label's name.
+    "feed_all": ("全部提交", "All commits"),
+    "feed_high": ("仅高重要度", "High importance only"),
+    "feed_subtitle": (
+        "{name}：最新 {count} 个提交，每个提交一条，附分析摘要。",
+        "{name}: the newest {count} commits, one entry each with its analysis summary.",
+    ),
+    # An entry's first line: "重要度：高 · 类型：性能优化 · 平台：ROCm · 子系统：注意力、KV 缓存".
+    "feed_fact": ("{name}：{value}", "{name}: {value}"),
+    "feed_importance": ("重要度", "Importance"),
+    "feed_type": ("类型", "Type"),
+    "feed_platforms": ("平台", "Platforms"),
+    "feed_subsystems": ("子系统", "Subsystems"),
+    "feed_list_separator": ("、", ", "),
+    "feed_not_analysed": (
+        "此提交尚未分析，下次运行时会分析它。",
+        "This commit has not been analysed yet; the next run analyses it.",
+    ),
+    "feed_not_ok": (
+        "分析未完成（状态：{status}），下次运行时会重试。",
+        "The analysis did not complete (status: {status}); the next run retries it.",
+    ),
+    # The subscribe page and the feed links of the pages that announce a feed.
+    "subscribe_title": ("订阅", "Subscribe"),
+    "nav_subscribe": ("订阅", "Subscribe"),
+    "subscribe_intro": (
+        "本站为全站、每个平台、每个子系统和高重要度变更提供 Atom 订阅源。每个订阅源包含最新的 {count} 个提交，"
+        "每个提交一条：标题、日期、重要度、标签、分析摘要和提交页面的链接。"
+        "把订阅源的地址复制到任意 RSS/Atom 阅读器（如 Feedly、Inoreader、Thunderbird）中即可订阅，"
+        "阅读器会定期检查新的提交。",
+        "This site has Atom feeds for the whole site, each platform, each subsystem and the high-importance "
+        "changes. Each feed holds the newest {count} commits, one entry each: its title, date, importance, "
+        "labels, analysis summary and a link to its page. Copy a feed's address into any RSS/Atom reader "
+        "(Feedly, Inoreader, Thunderbird, ...) to subscribe; the reader checks it for new commits.",
+    ),
+    "subscribe_site": ("全站", "The whole site"),
+    "subscribe_platforms": ("按平台", "By platform"),
+    "subscribe_subsystems": ("按子系统", "By subsystem"),
+    "subscribe_repositories": ("按仓库", "By repository"),
+    "feed_url": ("订阅地址", "Feed address"),
+    "feed_link": ("订阅（Atom）", "Subscribe (Atom)"),
     # -- end feeds --
     # -- activity charts (site/charts.py) --
     # -- end charts --

@@ -1,0 +1,303 @@
+"""Atom feeds (RFC 4287): the whole site, high importance only, each platform, each subsystem and,
+on a site of several repositories, each repository; one entry per commit, the newest 50.
+
+Pure: the site index in, ``(path, bytes)`` out; the MkDocs plugin writes them and announces
+each feed on its page. Documents are built with ``xml.etree.ElementTree``, which escapes every
+text and attribute: commit titles, author names and LLM output reach a feed only as text (never
+as markup), with the characters XML 1.0 cannot hold removed. The same index gives the same bytes:
+no build time is written. An entry's ``updated`` is its commit's time, or its analysis's (or
+translation's) when later, so readers refresh an entry once its commit is analysed; a feed's is
+the latest of its entries'.
+
+URLs are absolute, from ``site_url``. Without one they are root-relative ("/commits/abc/"):
+feed readers resolve them against the feed's own address, but ids are then not the absolute
+IRIs RFC 4287 asks for; a site that publishes feeds sets ``site_url``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import islice
+
+from commit_digest.models import Importance
+from commit_digest.site import paths
+from commit_digest.site.escape import title_plain
+from commit_digest.site.i18n import Texts
+from commit_digest.site.model import UNANALYSED, SiteCommit, SiteIndex
+from commit_digest.site.options import SiteOptions
+from commit_digest.taxonomy import Taxonomy
+
+FEEDS_DIR = "feeds"
+FEED_SIZE = 50  # entries per feed: the newest commits
+GENERATOR = "commit-digest"
+FEED_KINDS = ("all", "high", "platforms", "subsystems", "repositories")
+_ATOM = "http://www.w3.org/2005/Atom"
+# BCP 47 tags of the site's languages (xml:lang).
+_LANGUAGE_TAGS = {"zh": "zh-CN", "en": "en"}
+# A feed without entries still needs an <updated>: a fixed instant keeps its bytes stable.
+_NEVER = "1970-01-01T00:00:00Z"
+# Characters XML 1.0 cannot hold (most C0 controls, lone surrogates, U+FFFE/U+FFFF).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_LABEL_TERMS = {"platforms": "platform", "subsystems": "subsystem", "repositories": "repository"}
+
+
+@dataclass(frozen=True)
+class Feed:
+    """One feed of the site. Its path (and so its URL) is built from label ids and repository
+    names only, and never changes while the label or repository exists."""
+
+    path: str  # under the site's root: "feeds/platforms/cuda.xml"
+    kind: str  # one of FEED_KINDS
+    label_id: str | None  # the platform or subsystem id, the repository's owner/name; None for all/high
+    page: str  # source path of the page that announces it (paths.HOME, paths.label_page(...))
+    name: str  # plain text, in the site's language: "全部提交", "CUDA", "vLLM Ascend"
+
+    def url(self, site_url: str | None) -> str:
+        """The feed's address (absolute with a ``site_url``)."""
+        return site_base(site_url) + self.path
+
+    def title(self, site_name: str) -> str:
+        """The feed's <title>: the site's name, then what the feed holds (plain text)."""
+        return site_name if self.kind == "all" else f"{site_name} · {self.name}"
+
+
+def site_base(site_url: str | None) -> str:
+    """The base every feed URL starts with: ``site_url`` ending in "/", or "/" without one."""
+    if not site_url:
+        return "/"
+    return site_url if site_url.endswith("/") else site_url + "/"
+
+
+def page_url(src_uri: str, site_url: str | None, directory_urls: bool = True) -> str:
+    """The address of the page at ``src_uri`` (absolute with a ``site_url``)."""
+    return site_base(site_url) + paths.url(src_uri, directory_urls)
+
+
+def feed_path(kind: str, label_id: str | None = None) -> str:
+    """Where a feed lives under the site's root; ``label_id`` for platforms, subsystems and repositories."""
+    if kind in ("all", "high"):
+        return f"{FEEDS_DIR}/{kind}.xml"
+    if kind not in _LABEL_TERMS or not label_id:
+        raise ValueError(f"no feed of kind {kind!r} for {label_id!r}")
+    return f"{FEEDS_DIR}/{kind}/{label_id}.xml"
+
+
+def _listing(index: SiteIndex, kind: str) -> dict[str, tuple[SiteCommit, ...]]:
+    return {"platforms": index.by_platform, "subsystems": index.by_subsystem, "repositories": index.by_repository}[kind]
+
+
+def _label_kinds(index: SiteIndex) -> tuple[str, ...]:
+    return ("platforms", "subsystems", "repositories") if index.several_repositories else ("platforms", "subsystems")
+
+
+def _label_name(index: SiteIndex, taxonomy: Taxonomy, language: str, kind: str, label_id: str) -> str:
+    if kind == "repositories":
+        return next((item.title for item in index.repositories if item.name == label_id), label_id)
+    rule = taxonomy.platform(label_id) if kind == "platforms" else taxonomy.subsystem(label_id)
+    return rule.name.in_language(language) if rule else label_id
+
+
+def site_feeds(index: SiteIndex, taxonomy: Taxonomy, options: SiteOptions) -> list[Feed]:
+    """Every feed the site has: all, high, then one per platform and subsystem the site has a
+    page for (a label without commits too: readers may subscribe before its first commit) and,
+    on a site of several repositories, one per repository."""
+    texts = Texts(options.language)
+    feeds = [
+        Feed(feed_path("all"), "all", None, paths.HOME, texts("feed_all").unescape()),
+        Feed(feed_path("high"), "high", None, paths.HOME, texts("feed_high").unescape()),
+    ]
+    for kind in _label_kinds(index):
+        for label_id in _listing(index, kind):
+            name = _label_name(index, taxonomy, options.language, kind, label_id)
+            feeds.append(Feed(feed_path(kind, label_id), kind, label_id, paths.label_page(kind, label_id), name))
+    return feeds
+
+
+def feeds_of_page(feeds: Iterable[Feed], src_uri: str) -> list[Feed]:
+    """The feeds a page announces (<link rel="alternate" type="application/atom+xml">)."""
+    return [feed for feed in feeds if feed.page == src_uri]
+
+
+def _newest(index: SiteIndex) -> Iterator[SiteCommit]:
+    for day in index.days:  # newest first
+        yield from reversed(day.commits)
+
+
+def feed_commits(index: SiteIndex, feed: Feed) -> list[SiteCommit]:
+    """The feed's entries, newest first: at most FEED_SIZE, read from the front of the index's
+    newest-first lists only (cheap however large the site)."""
+    if feed.kind == "all":
+        found: Iterable[SiteCommit] = _newest(index)
+    elif feed.kind == "high":
+        found = (item for item in _newest(index) if item.group == Importance.HIGH.value)
+    else:
+        found = _listing(index, feed.kind).get(feed.label_id or "", ())
+    return list(islice(found, FEED_SIZE))
+
+
+def _xml_text(value: object) -> str:
+    return _NOT_XML.sub("", str(value))
+
+
+def _time(moment: datetime) -> str:
+    """RFC 3339, to the second."""
+    text = moment.replace(microsecond=0).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+class _Writer:
+    """Writes the feeds of one site build (one language)."""
+
+    def __init__(
+        self,
+        index: SiteIndex,
+        taxonomy: Taxonomy,
+        options: SiteOptions,
+        *,
+        site_url: str | None,
+        site_name: str | None,
+    ) -> None:
+        self.index = index
+        self.taxonomy = taxonomy
+        self.options = options
+        self.language = options.language
+        self.texts = Texts(options.language)
+        self.base = site_base(site_url)
+        self.site_name = _xml_text(site_name or self.texts("site_title").unescape())
+        self.titles = {item.name: item.title for item in index.repositories}
+
+    def _text(self, key: str, **values: object) -> str:
+        return self.texts(key, **values).unescape()
+
+    def _page_url(self, src_uri: str) -> str:
+        return self.base + paths.url(src_uri, self.options.directory_urls)
+
+    def _commit_url(self, item: SiteCommit) -> str:
+        repository = item.repository if self.index.several_repositories else None
+        return self._page_url(paths.commit_page(item.sha, repository))
+
+    def document(self, feed: Feed, commits: list[SiteCommit]) -> bytes:
+        root = ET.Element("feed", {"xmlns": _ATOM, "xml:lang": _LANGUAGE_TAGS.get(self.language, self.language)})
+        feed_url = self.base + feed.path
+        ET.SubElement(root, "id").text = feed_url
+        ET.SubElement(root, "title").text = _xml_text(feed.title(self.site_name))
+        subtitle = self._text("feed_subtitle", name=feed.name, count=FEED_SIZE)
+        ET.SubElement(root, "subtitle").text = _xml_text(subtitle)
+        ET.SubElement(root, "link", {"rel": "self", "type": "application/atom+xml", "href": feed_url})
+        ET.SubElement(root, "link", {"rel": "alternate", "type": "text/html", "href": self._page_url(feed.page)})
+        updates = [self._updated(item) for item in commits]
+        ET.SubElement(root, "updated").text = _time(max(updates)) if updates else _NEVER
+        # An entry without an author name (an empty one in the store) takes the feed's.
+        ET.SubElement(ET.SubElement(root, "author"), "name").text = self.site_name
+        ET.SubElement(root, "generator").text = GENERATOR
+        for item, updated in zip(commits, updates, strict=True):
+            root.append(self._entry(item, updated))
+        ET.indent(root)
+        return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+    def _updated(self, item: SiteCommit) -> datetime:
+        """When the entry last changed: its commit, or a later analysis or translation of it (so
+        readers refresh an entry once a pending commit is analysed)."""
+        moments = [item.record.commit.committed_at]
+        analysis = item.record.analysis
+        if analysis is not None:
+            moments.append(analysis.provenance.created_at)
+            translation = analysis.translations.get(self.language)
+            if translation is not None and translation.provenance is not None:
+                moments.append(translation.provenance.created_at)
+        return max(moments).astimezone(item.local_time.tzinfo)
+
+    def _entry(self, item: SiteCommit, updated: datetime) -> ET.Element:
+        commit = item.record.commit
+        entry = ET.Element("entry")
+        url = self._commit_url(item)
+        title = title_plain(commit.title)
+        if self.index.several_repositories:
+            title = f"[{self.titles.get(item.repository, item.repository)}] {title}"
+        ET.SubElement(entry, "id").text = url
+        ET.SubElement(entry, "title", {"type": "text"}).text = _xml_text(title)
+        ET.SubElement(entry, "link", {"rel": "alternate", "type": "text/html", "href": url})
+        ET.SubElement(entry, "link", {"rel": "related", "type": "text/html", "href": commit.web_url})
+        ET.SubElement(entry, "published").text = _time(item.local_time)
+        ET.SubElement(entry, "updated").text = _time(updated)
+        author = " ".join(_xml_text(commit.author_name).split())  # one line
+        if author:
+            ET.SubElement(ET.SubElement(entry, "author"), "name").text = _xml_text(author)
+        for term, label in self._categories(item):
+            ET.SubElement(entry, "category", {"term": term, "label": _xml_text(label)})
+        ET.SubElement(entry, "summary", {"type": "text"}).text = _xml_text(self._summary(item))
+        return entry
+
+    def _label_name(self, kind: str, label_id: str) -> str:
+        return _label_name(self.index, self.taxonomy, self.language, kind, label_id)
+
+    def _importance(self, item: SiteCommit) -> str:
+        return self._text("importance_none" if item.group == UNANALYSED else f"importance_{item.group}")
+
+    def _categories(self, item: SiteCommit) -> Iterator[tuple[str, str]]:
+        yield f"importance:{item.group}", self._importance(item)
+        if item.change_type:
+            yield f"type:{item.change_type}", self.texts.change_type(item.change_type).unescape()
+        for kind in _label_kinds(self.index):
+            for label in item.labels(kind):
+                yield f"{_LABEL_TERMS[kind]}:{label.id}", self._label_name(kind, label.id)
+
+    def _facts(self, item: SiteCommit) -> str:
+        separator = self._text("feed_list_separator")
+        facts = [(self._text("feed_importance"), self._importance(item))]
+        if item.change_type:
+            facts.append((self._text("feed_type"), self.texts.change_type(item.change_type).unescape()))
+        for kind in ("platforms", "subsystems"):
+            names = [self._label_name(kind, label.id) for label in item.labels(kind)]
+            if names:
+                facts.append((self._text(f"feed_{kind}"), separator.join(names)))
+        return " · ".join(self._text("feed_fact", name=name, value=value) for name, value in facts)
+
+    def _summary(self, item: SiteCommit) -> str:
+        """Plain text: the facts line, then the analysis's summary paragraphs (in the site's
+        language, or marked with the language they were written in), or why there is none."""
+        parts = [self._facts(item)]
+        analysis = item.analysis
+        if analysis is None or not analysis.ok:
+            status = item.status.value
+            if analysis is None or status == "pending":
+                parts.append(self._text("feed_not_analysed"))
+            else:
+                parts.append(self._text("feed_not_ok", status=self._text(f"status_{status}")))
+        else:
+            if item.original_language:
+                parts.append(self._text(f"original_{item.original_language}"))
+            parts.extend(paragraph.replace("\r\n", "\n").strip() for paragraph in analysis.summary)
+        return "\n\n".join(part for part in parts if part)
+
+
+def feed_document(
+    index: SiteIndex,
+    taxonomy: Taxonomy,
+    options: SiteOptions,
+    feed: Feed,
+    *,
+    site_url: str | None,
+    site_name: str | None = None,
+) -> bytes:
+    """One feed's Atom document (UTF-8). ``site_name`` defaults to the i18n table's."""
+    writer = _Writer(index, taxonomy, options, site_url=site_url, site_name=site_name)
+    return writer.document(feed, feed_commits(index, feed))
+
+
+def feed_documents(
+    index: SiteIndex,
+    taxonomy: Taxonomy,
+    options: SiteOptions,
+    *,
+    site_url: str | None,
+    site_name: str | None = None,
+) -> Iterator[tuple[str, bytes]]:
+    """Every feed of the site as (path under the site's root, Atom document): what to write."""
+    writer = _Writer(index, taxonomy, options, site_url=site_url, site_name=site_name)
+    for feed in site_feeds(index, taxonomy, options):
+        yield feed.path, writer.document(feed, feed_commits(index, feed))

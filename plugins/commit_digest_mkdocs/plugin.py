@@ -51,7 +51,14 @@ from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
 _NAV_PAGES = frozenset(
-    {paths.HOME, paths.ARCHIVE_INDEX, paths.PLATFORMS_INDEX, paths.SUBSYSTEMS_INDEX, paths.REPOSITORIES_INDEX}
+    {
+        paths.HOME,
+        paths.ARCHIVE_INDEX,
+        paths.WEEKS_INDEX,
+        paths.PLATFORMS_INDEX,
+        paths.SUBSYSTEMS_INDEX,
+        paths.REPOSITORIES_INDEX,
+    }
 )
 
 
@@ -302,6 +309,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         nav: list[Any] = [
             {str(texts("nav_home")): paths.HOME},
             {str(texts("nav_archive")): paths.ARCHIVE_INDEX},
+            {str(texts("nav_weeks")): paths.WEEKS_INDEX},
             {str(texts("nav_platforms")): paths.PLATFORMS_INDEX},
             {str(texts("nav_subsystems")): paths.SUBSYSTEMS_INDEX},
         ]

@@ -115,9 +115,15 @@ def test_commit_pages_mark_failed_pending_and_newer_failed_attempts(zh_site: Bui
 
 def test_archive_index_and_month_pages(zh_site: BuiltSite) -> None:
     index = article(zh_site.page("archive"))
-    [months] = tables(index)
+    months, weeks = tables(index)
     assert months[1:] == [["2026-01", "3", "16"], ["2025-12", "1", "1"]]
     assert "2026-01/" in hrefs(index)
+    # The archive lists weeks too (ISO weeks: 2025-12-31 is in the first week of 2026).
+    assert weeks[1:] == [
+        ["2026-W03", "01-12 – 01-18", "16", "5", "▲ 16"],
+        ["2026-W01", "12-29 – 01-04", "1", "0", "▲ 1"],
+    ]
+    assert "../weeks/2026-W03/" in hrefs(index)
     month = article(zh_site.page("archive/2026-01"))
     days = [visible_text(line) for line in re.findall(r"<li>(.*?)</li>", month, re.S)]
     assert days == [
@@ -179,6 +185,7 @@ def test_navigation_lists_sections_never_days_or_commits(zh_site: BuiltSite) -> 
     ] == [
         "首页",
         "归档",
+        "周报",
         "平台",
         "子系统",
         "搜索",

@@ -187,6 +187,17 @@ class SiteRepository:
 
 
 @dataclass(frozen=True)
+class SiteNarrative:
+    """A platform's week told by an LLM (stored like analyses; untrusted text), in the site's language."""
+
+    week: str  # ISO week id, 2026-W03
+    platform: str
+    text: str
+    model: str
+    fingerprint: str  # of the stored narrative: the week page changes when it does
+
+
+@dataclass(frozen=True)
 class SiteIndex:
     repository: str  # the first (the only one of most sites)
     days: tuple[Day, ...]  # newest first
@@ -194,6 +205,8 @@ class SiteIndex:
     by_subsystem: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)
     repositories: tuple[SiteRepository, ...] = ()
     by_repository: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)  # newest first
+    # (week id, platform id) → the narrative of that platform's week, when the store has one.
+    narratives: dict[tuple[str, str], SiteNarrative] = field(default_factory=dict)
 
     @property
     def several_repositories(self) -> bool:

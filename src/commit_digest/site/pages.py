@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -19,6 +20,7 @@ from markupsafe import Markup
 
 from commit_digest.models import AnalysisStatus, Label
 from commit_digest.site import paths
+from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.commit_view import commit_view
 from commit_digest.site.escape import html_text, title_plain
 from commit_digest.site.fingerprint import digest
@@ -27,6 +29,7 @@ from commit_digest.site.model import GROUP_ORDER, Day, SiteCommit, SiteIndex, Si
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.reasons import reason_html
 from commit_digest.site.render import render
+from commit_digest.site.weeks import HIGHLIGHT_LINES, SECTION_LINES, LabelWeek, previous_days, week_summary, weeks_of
 from commit_digest.taxonomy import LabelRule, Taxonomy
 
 LABEL_KINDS = ("platforms", "subsystems")
@@ -70,6 +73,14 @@ class PageSpec:
             for level, anchor, title in _HEADING.findall(html)
         )
         return RenderedPage(html, headings)
+
+
+@dataclass(frozen=True)
+class WeekRow:
+    week: IsoWeek
+    total: int
+    high: int
+    change: int  # against the week before
 
 
 def _plain(text: Markup) -> str:
@@ -117,8 +128,31 @@ class _Context:
             # A date is one word to a reader: never broken at its hyphens.
             "nowrap": lambda text: Markup('<span class="digest-nowrap">%s</span>') % text,
             "several_repositories": self.index.several_repositories,
+            "week_page": paths.week_page,
+            "weeks_index": paths.WEEKS_INDEX,
+            "change_text": self.change_text,
+            "label_anchor": _label_anchor,
+            "related_text": self.related_text,
+            "highlight_limit": HIGHLIGHT_LINES,
+            "section_limit": SECTION_LINES,
             **values,
         }
+
+    @cached_property
+    def weeks(self) -> list[tuple[IsoWeek, tuple[Day, ...]]]:
+        """The weeks with commits, newest first, each with its days oldest first."""
+        return weeks_of(self.index)
+
+    @cached_property
+    def week_rows(self) -> list[WeekRow]:
+        """A line per week for the listings: its commits, high-importance ones, change."""
+        rows = []
+        for position, (week, days) in enumerate(self.weeks):
+            total = sum(len(day.commits) for day in days)
+            high = sum(day.stats.high for day in days)
+            before = sum(len(day.commits) for day in previous_days(self.weeks, position))
+            rows.append(WeekRow(week, total, high, total - before))
+        return rows
 
     def commit_page(self, item: SiteCommit) -> str:
         return paths.commit_page(item.sha, item.repository if self.index.several_repositories else None)
@@ -156,6 +190,21 @@ class _Context:
             order = [rule.id for rule in (self.taxonomy.platforms if kind == "platforms" else self.taxonomy.subsystems)]
         return day.label_counts(kind, order)
 
+    def change_text(self, change: int) -> Markup:
+        """"▲ 6", "▼ 2" or "no change": never a colour alone."""
+        if change > 0:
+            return self.texts("change_up", count=change)
+        if change < 0:
+            return self.texts("change_down", count=-change)
+        return self.texts("change_none")
+
+    def related_text(self, label: LabelWeek) -> Markup:
+        kind = label.related_kind or "subsystems"
+        parts = [
+            self.texts("week_related", name=self.label_name(kind, other), count=count) for other, count in label.related
+        ]
+        return self.texts("list_separator").join(parts)
+
     def label_reason(self, label: Label) -> Markup:
         return reason_html(label, self.texts)
 
@@ -176,6 +225,11 @@ class _Context:
             for name in ("architecture", "performance", "security", "maintainability", "compatibility")
             if getattr(insights, name)
         ]
+
+
+def _label_anchor(kind: str, label_id: str) -> str:
+    """A heading id for a label on a week page (a repository's owner/name holds a slash)."""
+    return f"{kind}-{label_id.replace('/', '-')}"
 
 
 def _model_name(analyzer: str) -> str:
@@ -263,12 +317,55 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
             yield PageSpec(uri, title_plain(item.record.commit.title), content, inputs)
 
 
+def week_pages(context: _Context) -> Iterator[PageSpec]:
+    weeks = context.weeks
+    yield PageSpec(
+        paths.WEEKS_INDEX,
+        _plain(context.texts("weeks_title")),
+        lambda: render(
+            "weeks_index.html.j2",
+            **context.for_page(paths.WEEKS_INDEX, rows=context.week_rows, zone=context.options.timezone),
+        ),
+    )
+    for position, (week, days) in enumerate(weeks):
+        uri = paths.week_page(week)
+
+        def content(uri: str = uri, position: int = position) -> str:
+            summary = week_summary(
+                context.index,
+                weeks,
+                position,
+                platform_order=context.taxonomy.platform_ids,
+                subsystem_order=context.taxonomy.subsystem_ids,
+            )
+            return render("week.html.j2", **context.for_page(uri, week=summary))
+
+        narratives = sorted(
+            (platform, note.fingerprint)
+            for (week_id, platform), note in context.index.narratives.items()
+            if week_id == week.id
+        )
+        inputs = digest(
+            "week",
+            week.id,
+            [item.fingerprint for day in days for item in day.commits],
+            [item.fingerprint for day in previous_days(weeks, position) for item in day.commits],
+            narratives,
+            weeks[position - 1][0].id if position > 0 else None,
+            weeks[position + 1][0].id if position + 1 < len(weeks) else None,
+        )
+        yield PageSpec(uri, _plain(context.texts("week_title", week=week.id)), content, inputs)
+
+
 def archive_pages(context: _Context) -> Iterator[PageSpec]:
     months = context.index.months
     yield PageSpec(
         paths.ARCHIVE_INDEX,
         _plain(context.texts("archive_title")),
-        lambda: render("archive_index.html.j2", **context.for_page(paths.ARCHIVE_INDEX, months=list(months.items()))),
+        lambda: render(
+            "archive_index.html.j2",
+            **context.for_page(paths.ARCHIVE_INDEX, months=list(months.items()), week_rows=context.week_rows),
+        ),
     )
     for month, days in months.items():
         uri = paths.month_page(month)
@@ -398,5 +495,6 @@ def generate_pages(index: SiteIndex, taxonomy: Taxonomy, options: SiteOptions) -
     yield from day_pages(context)
     yield from commit_pages(context)
     yield from archive_pages(context)
+    yield from week_pages(context)
     for kind in context.label_kinds:
         yield from label_pages(context, kind)

@@ -14,11 +14,17 @@ ARCHIVE_INDEX = "archive/index.md"
 PLATFORMS_INDEX = "platforms/index.md"
 SUBSYSTEMS_INDEX = "subsystems/index.md"
 REPOSITORIES_INDEX = "repositories/index.md"
-GENERATED_PREFIXES = ("days/", "commits/", "archive/", "platforms/", "subsystems/", "repositories/")
+WEEKS_INDEX = "weeks/index.md"
+GENERATED_PREFIXES = ("days/", "commits/", "archive/", "platforms/", "subsystems/", "repositories/", "weeks/")
 
 
 def day_page(day: date) -> str:
     return f"days/{day.isoformat()}.md"
+
+
+def week_page(week: object) -> str:
+    """A week's page; ``week`` is an IsoWeek (its id, 2026-W03, is digits and W only)."""
+    return f"weeks/{week}.md"
 
 
 def commit_page(sha: str, repository: str | None = None) -> str:

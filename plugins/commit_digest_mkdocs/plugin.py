@@ -6,6 +6,7 @@ and leaves any page a site owner wrote (in docs/ or with mkdocs-gen-files) in pl
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
 from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
+from commit_digest.site.feeds import Feed, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.followed import followed_repositories, site_last_fetch, site_records, site_taxonomy
 from commit_digest.site.i18n import Texts
@@ -40,7 +42,14 @@ from commit_digest.site.incremental import (
     write_manifest,
 )
 from commit_digest.site.model import SiteRepository
-from commit_digest.site.output import link_reused_pages, write_search_index, write_sitemap, write_status
+from commit_digest.site.output import (
+    feed_head_links,
+    link_reused_pages,
+    write_feeds,
+    write_search_index,
+    write_sitemap,
+    write_status,
+)
 from commit_digest.site.pages import Heading, PageSpec
 from commit_digest.site.status import status_facts
 from commit_digest.store import AnalysisStore
@@ -58,6 +67,7 @@ _NAV_PAGES = frozenset(
         paths.PLATFORMS_INDEX,
         paths.SUBSYSTEMS_INDEX,
         paths.REPOSITORIES_INDEX,
+        paths.SUBSCRIBE,
     }
 )
 
@@ -92,6 +102,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._reused: list[tuple[Path, str]] = []  # (previous output file, path in the new site)
         self._page_urls: list[str] = []
         self._last_fetch: datetime | None = None
+        self._feeds_by_page: dict[str, list[Feed]] = {}
 
     # Before material's search reads the theme language.
     @event_priority(50)
@@ -126,6 +137,10 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 site_names=self.config.site_name,
                 site_descriptions=self.config.site_description,
             )
+        # Feeds name this language's site and link its pages absolutely (en/ under the root).
+        self.site_options = dataclasses.replace(
+            self.site_options, site_url=config.site_url or None, site_name=config.site_name
+        )
         # No request leaves the site's origin: material loads its fonts from Google unless told not
         # to. Its privacy plugin, when on, downloads them at build time and serves them itself.
         if not _self_hosts_fonts(config):
@@ -177,6 +192,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 files.append(File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.INCLUDED))
                 self._specs[spec.src_uri] = spec
             self._add_search_files(files, config, owned)
+            self._feeds_by_page = {}
+            for feed in site_feeds(index, self.taxonomy, self.site_options):
+                self._feeds_by_page.setdefault(feed.page, []).append(feed)
         logger.info(
             "commit-digest: %s pages from %s commits (%s reused from the previous build, %s left to "
             "hand-written pages)",
@@ -229,6 +247,14 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             return sanitize_html(html)
         return html
 
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        """Announces the page's feeds in its <head> (the home page and each label's page)."""
+        feeds = self._feeds_by_page.get(page.file.src_uri)
+        if not feeds or "</head>" not in output:
+            return output
+        links = feed_head_links(feeds, self.site_options.site_url, config.site_name)
+        return output.replace("</head>", links + "</head>", 1)
+
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Reused pages, the status the footers show (the build time lives there, not in the
         pages), the search index, the sitemap and the manifest the next build reuses from."""
@@ -250,12 +276,14 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 previous=self._previous,
                 manifest=self._manifest,
             )
+        feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
         write_sitemap(site_dir, self._page_urls)
         write_manifest(site_dir, self._manifest)
         logger.info(
-            "commit-digest: reused %s pages and %s search partitions from the previous build",
+            "commit-digest: reused %s pages and %s search partitions from the previous build; %s feeds",
             self._previous.reused_pages,
             self._previous.reused_partitions,
+            feeds,
         )
 
     # -- helpers ------------------------------------------------------------------------------
@@ -317,6 +345,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             nav.append({str(texts("nav_repositories")): paths.REPOSITORIES_INDEX})
         if files.get_file_from_path(SEARCH_PAGE) is not None:
             nav.append({str(texts("nav_search")): SEARCH_PAGE})
+        nav.append({str(texts("nav_subscribe")): paths.SUBSCRIBE})
         listed = _NAV_PAGES | {SEARCH_PAGE}
         own_pages = sorted(
             file.src_uri

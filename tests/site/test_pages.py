@@ -189,6 +189,7 @@ def test_navigation_lists_sections_never_days_or_commits(zh_site: BuiltSite) -> 
         "平台",
         "子系统",
         "搜索",
+        "订阅",
         "关于本站",
         "弃用与移除",
     ]

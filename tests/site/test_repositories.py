@@ -11,6 +11,7 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
+import feedparser
 import pytest
 import yaml
 
@@ -183,3 +184,14 @@ def test_nightly_analyses_every_repository_and_builds_once(
     # --git-dir is one clone: on a site of several repositories it needs --repo.
     assert main([*arguments[:4], "--git-dir", str(root / "clone")]) == 2
     assert "--git-dir is a clone of one repository" in capsys.readouterr().err
+
+
+def test_feeds_carry_the_repository(built: tuple[Path, list[str]]) -> None:
+    site, _shas = built
+    plugin_feed = feedparser.parse((site / f"feeds/repositories/{PLUGIN}.xml").read_bytes())
+    assert not plugin_feed.bozo and len(plugin_feed.entries) == len(HISTORY)
+    assert all(entry.title.startswith("[vLLM Ascend] ") for entry in plugin_feed.entries)
+    whole = feedparser.parse((site / "feeds/all.xml").read_bytes())
+    terms = {tag.term for entry in whole.entries for tag in entry.tags}
+    assert {f"repository:{PLUGIN}", "repository:vllm-project/vllm"} <= terms
+    assert f'href="https://digest.example.org/feeds/repositories/{PLUGIN}.xml"' in page(site, f"repositories/{PLUGIN}")

@@ -306,6 +306,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "subscribe_repositories": ("按仓库", "By repository"),
     "feed_url": ("订阅地址", "Feed address"),
     "feed_link": ("订阅（Atom）", "Subscribe (Atom)"),
+    "feeds_line": ("订阅：", "Subscribe:"),
+    "all_feeds": ("全部订阅源", "All feeds"),
     # -- end feeds --
     # -- activity charts (site/charts.py) --
     # -- end charts --
@@ -315,7 +317,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "week_dates": ("{start} 至 {end}", "{start} to {end}"),
     "weeks_title": ("每周回顾", "Weekly reviews"),
     "weeks_intro": (
-        "每周一页：各平台与子系统的重要变更、与上周相比的提交数、弃用与移除、新模型和运维须知。周按 ISO 标准从周一到周日计算（时区 {zone}）。",
+        "每周一页：各平台与子系统的重要变更、与上周相比的提交数、弃用与移除、新模型和运维须知。"
+        "周按 ISO 标准从周一到周日计算（时区 {zone}）。",
         "One page per week: the notable changes per platform and subsystem, the counts against the week before, "
         "deprecations and removals, new models and what operators must know. Weeks run Monday to Sunday (ISO "
         "weeks, time zone {zone}).",
@@ -354,7 +357,10 @@ _TEXT: dict[str, tuple[str, str]] = {
     "week_by_platform": ("按平台", "By platform"),
     "week_by_subsystem": ("按子系统", "By subsystem"),
     "week_by_repository": ("按仓库", "By repository"),
-    "week_label_facts": ("{count} 个提交{against} · 高重要度 {high} 个{related}", "{count} commits{against} · {high} of high importance{related}"),
+    "week_label_facts": (
+        "{count} 个提交{against} · 高重要度 {high} 个{related}",
+        "{count} commits{against} · {high} of high importance{related}",
+    ),
     "week_label_against": ("（上周 {previous} 个，{change}）", " ({previous} the week before, {change})"),
     "week_label_related": (" · 涉及最多：{related}", " · mostly {related}"),
     "week_related": ("{name}（{count}）", "{name} ({count})"),

@@ -19,6 +19,8 @@ class SiteOptions:
     days_on_home: int = 7  # days shown on the home page
     page_size: int = 100  # commits per page of a platform/subsystem month
     directory_urls: bool = True  # MkDocs' use_directory_urls: the form of links between pages
+    site_url: str | None = None  # where this language's site is published (feeds' absolute URLs)
+    site_name: str | None = None  # the name this language's build shows (feeds' titles)
 
     @classmethod
     def from_settings(cls, settings: DigestSettings, site_options: Mapping[str, Any]) -> SiteOptions:

@@ -23,6 +23,7 @@ from commit_digest.site import paths
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.commit_view import commit_view
 from commit_digest.site.escape import html_text, title_plain
+from commit_digest.site.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
 from commit_digest.site.model import GROUP_ORDER, Day, SiteCommit, SiteIndex, SiteRepository
@@ -130,7 +131,12 @@ class _Context:
             "several_repositories": self.index.several_repositories,
             "week_page": paths.week_page,
             "weeks_index": paths.WEEKS_INDEX,
+            "home": paths.HOME,
+            "subscribe": paths.SUBSCRIBE,
             "change_text": self.change_text,
+            "feeds_of": lambda page: feeds_of_page(self.feeds, page),
+            "feed_href": lambda feed: paths.href(src_uri, feed.path, directory_urls, file=True),
+            "feed_url": lambda feed: feed.url(self.options.site_url),
             "label_anchor": _label_anchor,
             "related_text": self.related_text,
             "highlight_limit": HIGHLIGHT_LINES,
@@ -142,6 +148,10 @@ class _Context:
     def weeks(self) -> list[tuple[IsoWeek, tuple[Day, ...]]]:
         """The weeks with commits, newest first, each with its days oldest first."""
         return weeks_of(self.index)
+
+    @cached_property
+    def feeds(self) -> list[Feed]:
+        return site_feeds(self.index, self.taxonomy, self.options)
 
     @cached_property
     def week_rows(self) -> list[WeekRow]:
@@ -191,7 +201,7 @@ class _Context:
         return day.label_counts(kind, order)
 
     def change_text(self, change: int) -> Markup:
-        """"▲ 6", "▼ 2" or "no change": never a colour alone."""
+        """ "▲ 6", "▼ 2" or "no change": never a colour alone."""
         if change > 0:
             return self.texts("change_up", count=change)
         if change < 0:
@@ -315,6 +325,30 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
                 following.fingerprint if following else None,
             )
             yield PageSpec(uri, title_plain(item.record.commit.title), content, inputs)
+
+
+def subscribe_page(context: _Context) -> PageSpec:
+    """Every feed of the site, grouped as the navigation is, each with its address to copy."""
+    groups: dict[str, list[Feed]] = {}
+    for feed in context.feeds:
+        groups.setdefault("site" if feed.kind in ("all", "high") else feed.kind, []).append(feed)
+    counts = {
+        (kind, label_id): len(commits)
+        for kind, listing in (
+            ("platforms", context.index.by_platform),
+            ("subsystems", context.index.by_subsystem),
+            ("repositories", context.index.by_repository),
+        )
+        for label_id, commits in listing.items()
+    }
+    return PageSpec(
+        paths.SUBSCRIBE,
+        _plain(context.texts("subscribe_title")),
+        lambda: render(
+            "subscribe.html.j2",
+            **context.for_page(paths.SUBSCRIBE, groups=list(groups.items()), counts=counts, feed_size=FEED_SIZE),
+        ),
+    )
 
 
 def week_pages(context: _Context) -> Iterator[PageSpec]:
@@ -496,5 +530,6 @@ def generate_pages(index: SiteIndex, taxonomy: Taxonomy, options: SiteOptions) -
     yield from commit_pages(context)
     yield from archive_pages(context)
     yield from week_pages(context)
+    yield subscribe_page(context)
     for kind in context.label_kinds:
         yield from label_pages(context, kind)

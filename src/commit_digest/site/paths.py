@@ -15,7 +15,17 @@ PLATFORMS_INDEX = "platforms/index.md"
 SUBSYSTEMS_INDEX = "subsystems/index.md"
 REPOSITORIES_INDEX = "repositories/index.md"
 WEEKS_INDEX = "weeks/index.md"
-GENERATED_PREFIXES = ("days/", "commits/", "archive/", "platforms/", "subsystems/", "repositories/", "weeks/")
+SUBSCRIBE = "subscribe/index.md"
+GENERATED_PREFIXES = (
+    "days/",
+    "commits/",
+    "archive/",
+    "platforms/",
+    "subsystems/",
+    "repositories/",
+    "weeks/",
+    "subscribe/",
+)
 
 
 def day_page(day: date) -> str:
@@ -58,9 +68,10 @@ def url(src_uri: str, directory_urls: bool = True) -> str:
     return stem + "/"
 
 
-def href(from_page: str, to_page: str, directory_urls: bool = True) -> Markup:
-    """The relative URL an HTML page at ``from_page`` links ``to_page`` with (source paths)."""
-    source, target = url(from_page, directory_urls), url(to_page, directory_urls)
+def href(from_page: str, to_page: str, directory_urls: bool = True, *, file: bool = False) -> Markup:
+    """The relative URL an HTML page at ``from_page`` links ``to_page`` with (source paths);
+    with ``file``, ``to_page`` is a file served as it is (a feed: "feeds/all.xml")."""
+    source, target = url(from_page, directory_urls), to_page if file else url(to_page, directory_urls)
     # Segments of the source's folder and of the target; posixpath.relpath would do the same
     # through abspath (a getcwd per link), which a build of tens of thousands of pages feels.
     base = source.split("/")[:-1]

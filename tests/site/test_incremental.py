@@ -116,6 +116,8 @@ def test_a_fetch_that_found_nothing_new_still_renews_the_last_fetch_in_the_foote
 
 def test_a_new_day_renders_its_pages_and_reuses_the_rest(project: Project) -> None:
     untouched = inode(project.commit_page("high-1"))
+    older_week = project.site / "weeks" / "2026-W01" / "index.html"
+    untouched_week = inode(older_week)
     when = datetime(2026, 1, 18, 9, 30, tzinfo=UTC)
     with project.store() as store:
         for number in range(3):
@@ -125,6 +127,10 @@ def test_a_new_day_renders_its_pages_and_reuses_the_rest(project: Project) -> No
     project.assert_incremental_equals_cold()
     assert inode(project.commit_page("high-1")) == untouched
     assert project.commit_page("new-day-0").exists()
+    # The new day (a Sunday) re-renders its week; the week before keeps its page.
+    assert inode(older_week) == untouched_week
+    assert "New day commit 0" in (project.site / "weeks" / "2026-W03" / "index.html").read_text(encoding="utf-8")
+    assert "New day commit 0" in (project.site / "feeds" / "all.xml").read_text(encoding="utf-8")
     manifest = read_manifest(project.site)
     assert manifest is not None and "days/2026-01-18.md" in manifest.pages
 

@@ -5,7 +5,9 @@ survives. Files are written only when their bytes change and in a stable order, 
 night's change is a small diff: the new month's file grows, the rest stay untouched.
 
 Layout: ``<dir>/<owner>/<name>/<YYYY-MM>.jsonl`` (month of the landing time in UTC, so the
-layout does not move when the site's time zone changes) and ``<dir>/manifest.json``.
+layout does not move when the site's time zone changes), ``<dir>/narratives/<YYYY>.jsonl`` (the
+weeks' narratives by ISO year of their week, one line each, ordered by week and platform: two
+levels deep, so they never mix with a repository's files) and ``<dir>/manifest.json``.
 """
 
 from __future__ import annotations
@@ -13,16 +15,21 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from commit_digest.errors import InputError
-from commit_digest.exchange import read_all_records, record_line, record_order
+from commit_digest.exchange import InputProblems, read_all_records, record_line, record_order
 from commit_digest.models import CommitRecord
+from commit_digest.narratives import WeekNarrative
 from commit_digest.store import AnalysisStore
 
 MANIFEST = "manifest.json"
+NARRATIVES_DIR = "narratives"
 _RESTORED_META = "durable-restored-digest"
 
 
@@ -32,6 +39,7 @@ class SaveResult:
     files_unchanged: int
     records: int
     digest: str
+    narratives: int = 0
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,8 @@ class RestoreResult:
     records: int
     changed: int
     skipped: bool  # the store already holds this durable form
+    narratives: int = 0
+    narratives_changed: int = 0
 
 
 def month_file(directory: Path, record: CommitRecord) -> Path:
@@ -47,17 +57,41 @@ def month_file(directory: Path, record: CommitRecord) -> Path:
     return directory / owner / name / f"{commit.committed_at.astimezone(UTC).strftime('%Y-%m')}.jsonl"
 
 
+def narrative_file(directory: Path, narrative: WeekNarrative) -> Path:
+    return directory / NARRATIVES_DIR / f"{narrative.week[:4]}.jsonl"
+
+
+def narrative_line(narrative: WeekNarrative) -> str:
+    return json.dumps(narrative.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _is_narrative_file(directory: Path, path: Path) -> bool:
+    parts = path.relative_to(directory).parts
+    return len(parts) == 2 and parts[0] == NARRATIVES_DIR
+
+
 def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
-    """Writes every record of the store into month files; unchanged files are not touched."""
+    """Writes every record of the store into month files and every narrative into year files;
+    unchanged files are not touched."""
+    texts: dict[Path, str] = {}
     by_file: dict[Path, list[CommitRecord]] = defaultdict(list)
     for record in store.records():
         by_file[month_file(directory, record)].append(record)
-    written = unchanged = total = 0
-    digests = {}
-    for path in sorted(by_file):
-        records = sorted(by_file[path], key=record_order)
+    total = 0
+    for path, records in by_file.items():
         total += len(records)
-        text = "".join(record_line(record) + "\n" for record in records)
+        texts[path] = "".join(record_line(record) + "\n" for record in sorted(records, key=record_order))
+    by_year: dict[Path, list[WeekNarrative]] = defaultdict(list)
+    for narrative in store.narratives():
+        by_year[narrative_file(directory, narrative)].append(narrative)
+    narratives = 0
+    for path, items in by_year.items():
+        narratives += len(items)
+        texts[path] = "".join(narrative_line(item) + "\n" for item in sorted(items, key=lambda item: item.key))
+    written = unchanged = 0
+    digests = {}
+    for path in sorted(texts):
+        text = texts[path]
         digests[str(path.relative_to(directory))] = hashlib.sha256(text.encode()).hexdigest()
         if path.exists() and path.read_text(encoding="utf-8") == text:
             unchanged += 1
@@ -65,21 +99,26 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
         _write_atomically(path, text)
         written += 1
     digest = _digest_of(digests)
-    manifest = {"format": 1, "records": total, "files": digests, "digest": digest}
+    manifest: dict[str, object] = {"format": 1, "records": total, "files": digests, "digest": digest}
+    if narratives:
+        manifest["narratives"] = narratives
     manifest_text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
     manifest_path = directory / MANIFEST
     if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != manifest_text:
         _write_atomically(manifest_path, manifest_text)
     # The store now matches this durable form: the next restore can skip the work.
     store.set_meta(_RESTORED_META, digest)
-    return SaveResult(files_written=written, files_unchanged=unchanged, records=total, digest=digest)
+    return SaveResult(
+        files_written=written, files_unchanged=unchanged, records=total, digest=digest, narratives=narratives
+    )
 
 
 def restore_durable(store: AnalysisStore, directory: Path) -> RestoreResult:
     """Merges the durable form into the store (missing or older store: nothing paid is lost).
 
-    Merging keeps the more valuable analysis of each commit, so restoring into a store that
-    is newer than the durable form changes nothing that matters.
+    Merging keeps the more valuable analysis of each commit and the newer narrative of each week
+    and platform, so restoring into a store that is newer than the durable form changes nothing
+    that matters.
     """
     manifest_path = directory / MANIFEST
     if not manifest_path.exists():
@@ -89,17 +128,51 @@ def restore_durable(store: AnalysisStore, directory: Path) -> RestoreResult:
         digest = manifest["digest"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise InputError(f"{manifest_path} is not a commit-digest manifest: {error}") from error
-    if store.get_meta(_RESTORED_META) == digest and len(store) >= int(manifest.get("records", 0)):
-        return RestoreResult(records=int(manifest.get("records", 0)), changed=0, skipped=True)
+    try:
+        listed_records, listed_narratives = int(manifest.get("records", 0)), int(manifest.get("narratives", 0))
+    except (ValueError, TypeError) as error:
+        raise InputError(f"{manifest_path}: the records or narratives count is not a number: {error}") from error
+    if (
+        store.get_meta(_RESTORED_META) == digest
+        and len(store) >= listed_records
+        and sum(1 for _ in store.narratives()) >= listed_narratives
+    ):
+        return RestoreResult(records=listed_records, changed=0, skipped=True, narratives=listed_narratives)
     files = sorted(path for path in directory.rglob("*.jsonl"))
     # Parse everything before writing anything: a bad file leaves the store as it was.
     batches = []
+    narratives = []
     for path in files:
         with path.open(encoding="utf-8") as lines:
-            batches.append(read_all_records(lines, source=str(path)))
+            if _is_narrative_file(directory, path):
+                narratives.extend(read_all_narratives(lines, source=str(path)))
+            else:
+                batches.append(read_all_records(lines, source=str(path)))
     changed = sum(store.merge_all(batch) for batch in batches)
+    narratives_changed = sum(store.merge_narrative(narrative) for narrative in narratives)
     store.set_meta(_RESTORED_META, digest)
-    return RestoreResult(records=sum(len(batch) for batch in batches), changed=changed, skipped=False)
+    return RestoreResult(
+        records=sum(len(batch) for batch in batches),
+        changed=changed,
+        skipped=False,
+        narratives=len(narratives),
+        narratives_changed=narratives_changed,
+    )
+
+
+def read_all_narratives(lines: Iterable[str], *, source: str) -> list[WeekNarrative]:
+    """Every narrative of a year file, or an InputError listing every bad line (``file:line: field``)."""
+    problems = InputProblems()
+    narratives = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            narratives.append(WeekNarrative.model_validate_json(line))
+        except ValidationError as error:
+            problems.add_invalid(source, number, error)
+    problems.raise_if_any()
+    return narratives
 
 
 def _digest_of(file_digests: dict[str, str]) -> str:

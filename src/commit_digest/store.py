@@ -1,6 +1,7 @@
 """The analysis store: the only importer of diskcache.
 
-Values are JSON text (never pickles), one per commit, keyed by repository and sha.
+Values are JSON text (never pickles), one per commit, keyed by repository and sha; beside the
+commits, each week's narrative per platform under keys of its own (``narratives``).
 Analyses are paid for, so the cache never evicts (``eviction_policy="none"``): a size
 limit only stops culling, it never drops a record. SQLite underneath lets several
 processes read and write at once.
@@ -25,13 +26,16 @@ from commit_digest.errors import StoreError
 from commit_digest.leases import Lease
 from commit_digest.merge import merge_records
 from commit_digest.models import Analysis, Commit, CommitRecord
+from commit_digest.narratives import WeekNarrative
 from commit_digest.text_hygiene import clean_record
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.store")
 
 _RECORD_PREFIX = "commit/"
+_NARRATIVE_PREFIX = "narrative/"
 _META_PREFIX = "meta/"
-# Changes whenever a record does: lets a build tell "nothing changed" without reading the store.
+# Changes whenever a record or a narrative does: lets a build tell "nothing changed" without
+# reading the store.
 _REVISION_KEY = "revision/counter"
 _IDENTITY_KEY = "revision/store-id"
 _LEASE_PREFIX = "lease/"
@@ -40,6 +44,10 @@ DEFAULT_SIZE_LIMIT = 2**40  # far above any archive: the limit must never be wha
 
 def record_key(repository: str, sha: str) -> str:
     return f"{_RECORD_PREFIX}{repository}/{sha}"
+
+
+def narrative_key(week: str, platform: str) -> str:
+    return f"{_NARRATIVE_PREFIX}{week}/{platform}"
 
 
 class AnalysisStore:
@@ -175,16 +183,51 @@ class AnalysisStore:
             raise self._error(f"cannot delete {key} from the store", error) from error
 
     def revision(self) -> str:
-        """An opaque token that changes whenever any record is written or deleted.
+        """An opaque token that changes whenever any record or narrative is written or deleted.
 
         It names this store (a random id made when the store was created) and counts its
-        record writes, so a store deleted and rebuilt never repeats an old token.
+        record and narrative writes, so a store deleted and rebuilt never repeats an old token.
         """
         try:
             self._cache.add(_IDENTITY_KEY, uuid.uuid4().hex, retry=True)
             return f"{self._cache.get(_IDENTITY_KEY, retry=True)}:{self._cache.get(_REVISION_KEY, 0, retry=True)}"
         except sqlite3.Error as error:
             raise self._error("cannot read the revision of the store", error) from error
+
+    # -- narratives: each week's few sentences per platform, written once -----------------
+
+    def narrative(self, week: str, platform: str) -> WeekNarrative | None:
+        """The narrative of ``week`` ("2026-W03") on ``platform`` ("rocm"), or None."""
+        key = narrative_key(week, platform)
+        text = self._read(key)
+        return None if text is None else self._parse_narrative(key, text)
+
+    def narratives(self) -> Iterator[WeekNarrative]:
+        """Every stored narrative, by week (oldest first), then platform id."""
+        for key in self._keys(_NARRATIVE_PREFIX):
+            text = self._read(key)
+            if text is not None:
+                yield self._parse_narrative(key, text)
+
+    def put_narrative(self, narrative: WeekNarrative) -> None:
+        """Stores ``narrative``, replacing the week's narrative on its platform (a rewrite asked for)."""
+        self._write(narrative_key(*narrative.key), narrative.model_dump_json())
+
+    def merge_narrative(self, incoming: WeekNarrative) -> bool:
+        """Stores ``incoming`` unless the stored narrative of its week and platform is as new or newer
+        (restoring an older durable form never undoes a rewrite); True when it was stored."""
+        key = narrative_key(*incoming.key)
+        try:
+            with self._cache.transact():
+                text = self._read(key)
+                if text is not None:
+                    stored = self._parse_narrative(key, text)
+                    if stored == incoming or stored.provenance.created_at >= incoming.provenance.created_at:
+                        return False
+                self._write(key, incoming.model_dump_json())
+                return True
+        except sqlite3.Error as error:
+            raise self._error(f"cannot write {key} to the store", error) from error
 
     # -- metadata: small JSON values the pipeline keeps between runs ---------------------
 
@@ -230,9 +273,13 @@ class AnalysisStore:
     # -- the diskcache edge ----------------------------------------------------------------
 
     def _record_keys(self) -> Iterator[str]:
+        return self._keys(_RECORD_PREFIX)
+
+    def _keys(self, prefix: str) -> Iterator[str]:
+        """The keys starting with ``prefix``, in key order."""
         try:
             for key in self._cache.iterkeys():
-                if isinstance(key, str) and key.startswith(_RECORD_PREFIX):
+                if isinstance(key, str) and key.startswith(prefix):
                     yield key
         except sqlite3.Error as error:
             raise self._error("cannot list the store", error) from error
@@ -248,7 +295,7 @@ class AnalysisStore:
 
     def _write(self, key: str, text: str) -> None:
         try:
-            if key.startswith(_RECORD_PREFIX):
+            if key.startswith((_RECORD_PREFIX, _NARRATIVE_PREFIX)):
                 with self._cache.transact():
                     self._cache.set(key, text, retry=True)
                     self._cache.incr(_REVISION_KEY, retry=True)
@@ -272,6 +319,12 @@ class AnalysisStore:
             f"branch's folder, data/ by default) with no LLM calls: "
             f"mv {self.directory} {broken} && commit-digest restore --cache {self.directory} --durable-dir data"
         )
+
+    def _parse_narrative(self, key: str, text: str) -> WeekNarrative:
+        try:
+            return WeekNarrative.model_validate_json(text)
+        except ValidationError as error:
+            raise StoreError(f"{key} in the store at {self.directory} does not match the schema: {error}") from error
 
     def _parse(self, key: str, text: str) -> CommitRecord:
         try:

@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "fetch",
     "analyze",
     "translate",
+    "narrate",
     "stats",
     "import_legacy",
     "nightly",

@@ -54,8 +54,8 @@ def _day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-08") from error
 
 
-def add_llm_options(parser: argparse.ArgumentParser, *, what: str) -> None:
-    """The options of the commands that send LLM requests (``what`` they do to at most K commits)."""
+def add_llm_options(parser: argparse.ArgumentParser, *, what: str, unit: str = "commits") -> None:
+    """The options of the commands that send LLM requests (``what`` they do to at most K ``unit``)."""
     parser.add_argument("--model", default=None, help="model name (default: llm.model in mkdocs.yml)")
     parser.add_argument(
         "--output-mode",
@@ -65,7 +65,7 @@ def add_llm_options(parser: argparse.ArgumentParser, *, what: str) -> None:
     )
     parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default 120)")
-    parser.add_argument("--limit", type=int, default=None, metavar="K", help=f"{what} at most K commits, newest first")
+    parser.add_argument("--limit", type=int, default=None, metavar="K", help=f"{what} at most K {unit}, newest first")
     parser.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="first day (site time zone)")
     parser.add_argument("--until", type=_day, default=None, metavar="YYYY-MM-DD", help="last day (site time zone)")
 
@@ -93,7 +93,9 @@ def add_durable_dir_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSettings:
+def site_settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSettings:
+    """The settings of the whole site (every repository, the site-wide taxonomy): what the site's
+    pages are made from."""
     config_file = args.config_file if args.config_file is not None else DEFAULT_CONFIG
     if args.config_file is not None and not args.config_file.exists():
         raise InputError(f"config file {args.config_file} does not exist")
@@ -102,7 +104,13 @@ def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSett
     if getattr(args, "repo", None):
         values["repository"] = args.repo
     values.update(overrides)
-    settings = load_settings(config_file, values, flags=OPTION_FLAGS)
+    return load_settings(config_file, values, flags=OPTION_FLAGS)
+
+
+def settings_from_args(args: argparse.Namespace, **overrides: Any) -> DigestSettings:
+    """The settings of one repository's run: --repo's (or the site's first) with its own branch and
+    taxonomy overrides."""
+    settings = site_settings_from_args(args, **overrides)
     if len(settings.repositories) == 1 and not settings.repositories[0].taxonomy:
         return settings
     # One repository of several: its taxonomy overrides and branch (a --branch given wins).

@@ -1,0 +1,288 @@
+"""Writing one week's narrative on one platform: one request, one reply in every language of the site.
+
+The week's commits go to the model as lines between marker lines carrying a random boundary: their
+titles come from third parties and their summaries from another model reading third-party text,
+so they are data, never instructions. The reply is validated strictly — the schema (one property
+per language), the length cap, no echo of the instructions, each text in its language's script —
+before it becomes a ``WeekNarrative``.
+
+Like the analyzer, nothing raises past one narrative: a fault becomes a failed or refused
+``NarrativeResult`` with its reason and the tokens it cost, and nothing is stored for it. An
+invalid reply is asked again once; a reply cut off at the output limit is not (the same request
+would be cut off again).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
+
+from commit_digest.analysis import llm_schema
+from commit_digest.analysis.llm_analyzer import Clock, add_usage, llm_analyzer_name, utc_now
+from commit_digest.analysis.llm_client import ChatReply, LlmClient, strict_schema_of
+from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.analysis.prompt import LANGUAGE_NAMES, new_boundary, render
+from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
+from commit_digest.narratives import NARRATIVE_CAP, WeekNarrative
+from commit_digest.settings import DigestSettings
+from commit_digest.site.calendar import IsoWeek
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
+
+# Bump when a template or the schema changes (stored narratives are kept: they are never rewritten
+# unless asked).
+NARRATIVE_PROMPT_VERSION = "narrative-1"
+# A marker only the system message contains: a reply holding it has echoed the instructions.
+NARRATIVE_CANARY = "CD-CANARY-8c27e4b05a"
+# What the prompt asks for; a reply up to the stored cap (NARRATIVE_CAP) is still accepted.
+PROMPT_NARRATIVE_CAP = 1000
+# What one commit may take of the request: a title and its first summary line, each clipped.
+TITLE_CAP = 200
+SUMMARY_CAP = 400
+
+_Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=NARRATIVE_CAP)]
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def one_line(text: str, cap: int) -> str:
+    """``text`` on one line (a title or summary cannot add lines to the list), at most ``cap`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= cap else flat[: cap - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class NarrativeCommit:
+    """One commit as the request shows it (worded in the site's default language)."""
+
+    sha: str  # the short sha
+    title: str
+    importance: Importance
+    change_type: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class NarrativeJob:
+    """One narrative to write: a completed week, a platform, and the commits to write it from
+    (most important first; ``total`` counts those left out too)."""
+
+    week: IsoWeek
+    platform: str
+    platform_name: str
+    commits: tuple[NarrativeCommit, ...]
+    total: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.week.id, self.platform)
+
+    @property
+    def omitted(self) -> int:
+        return self.total - len(self.commits)
+
+    @property
+    def name(self) -> str:
+        return f"{self.week.id} {self.platform}"
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@cache
+def reply_model(languages: tuple[LanguageCode, ...]) -> type[BaseModel]:
+    """The reply: the narrative under each language's code, in the site's order."""
+    if not languages or len(set(languages)) != len(languages):
+        raise ValueError(f"a narrative is asked for in one or more different languages, not {languages}")
+    fields: dict[str, Any] = {
+        code: (_Text, Field(description=f"the narrative in {LANGUAGE_NAMES[code]}")) for code in languages
+    }
+    return create_model(f"WeekNarrativeReply_{'_'.join(languages)}", __base__=_Reply, **fields)
+
+
+@cache
+def narrative_schema(languages: tuple[LanguageCode, ...]) -> dict[str, Any]:
+    return llm_schema.sendable_schema(strict_schema_of(reply_model(languages)))
+
+
+def language_problem(code: LanguageCode, text: str) -> str | None:
+    """Why ``text`` is plainly not in ``code``'s language (judged by its script), or None."""
+    han = len(_HAN.findall(text))
+    if code == "zh" and han == 0:
+        return "zh: no Chinese characters"
+    letters = sum(1 for char in text if char.isalpha())
+    if code == "en" and han > 0.2 * max(letters, 1):
+        return "en: mostly Chinese characters"
+    return None
+
+
+def parse_narrative(content: str, *, languages: tuple[LanguageCode, ...], extract: bool) -> dict[LanguageCode, str]:
+    """The narrative per language of a reply, validated: JSON, schema, caps, scripts, no leaked instructions."""
+    if NARRATIVE_CANARY in content:
+        raise InvalidReplyError("the reply repeats the instructions")
+    text = llm_schema.extract_json_object(content) if extract else content.strip()
+    try:
+        parsed = reply_model(languages).model_validate_json(text)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
+            for issue in error.errors(include_url=False)
+        )
+        raise InvalidReplyError(f"the reply does not match the schema: {problems[:1500]}") from error
+    texts: dict[LanguageCode, str] = {code: getattr(parsed, code) for code in languages}
+    problems = [problem for code, value in texts.items() if (problem := language_problem(code, value))]
+    if problems:
+        raise InvalidReplyError(f"a narrative is not in its language: {'; '.join(problems)}")
+    return texts
+
+
+@dataclass(frozen=True)
+class NarrativeVerdict:
+    """What one reply means: the texts, a refusal, a cut-off, or an invalid reply."""
+
+    texts: dict[LanguageCode, str] | None = None
+    refusal: str | None = None
+    cut_off: bool = False
+    invalid: str | None = None
+
+
+@dataclass(frozen=True)
+class NarrativeResult:
+    """One attempt: the narrative to store (ok only), or the reason there is none."""
+
+    status: AnalysisStatus
+    usage: TokenUsage
+    narrative: WeekNarrative | None = None
+    error: str | None = None
+
+
+class NarrativeWriter:
+    """Writes narratives through an OpenAI-compatible chat endpoint. Building it sends nothing."""
+
+    def __init__(
+        self,
+        client: LlmClient,
+        settings: DigestSettings,
+        *,
+        clock: Clock = utc_now,
+        boundary_factory: Callable[[], str] = new_boundary,
+    ) -> None:
+        self._client = client
+        self._llm = settings.llm
+        self._repository = settings.repository
+        self.languages: tuple[LanguageCode, ...] = tuple(settings.languages)
+        self.clock = clock
+        self._boundary_factory = boundary_factory
+        self.mode = settings.llm.output_mode
+
+    @property
+    def name(self) -> str:
+        return llm_analyzer_name(self._llm.model)
+
+    def system(self) -> str:
+        """The static instructions: the same for every week and platform, so providers can cache them."""
+        return render(
+            "narrative_system.j2",
+            repository_kind=self._repository,
+            canary=NARRATIVE_CANARY,
+            languages=[(code, LANGUAGE_NAMES[code]) for code in self.languages],
+            language_codes=list(self.languages),
+            language_names=[LANGUAGE_NAMES[code] for code in self.languages],
+            narrative_cap=PROMPT_NARRATIVE_CAP,
+            schema=llm_schema.schema_text(narrative_schema(self.languages)),
+        )
+
+    def request_body(self, job: NarrativeJob) -> dict[str, Any]:
+        data = "\n".join(f"{commit.title}\n{commit.summary}" for commit in job.commits)
+        boundary = self._boundary_factory()
+        while boundary in data:  # a guessed boundary must not close the data
+            boundary = new_boundary()
+        user = render(
+            "narrative.j2",
+            boundary=boundary,
+            week=job.week.id,
+            monday=job.week.monday.isoformat(),
+            sunday=job.week.sunday.isoformat(),
+            platform_name=job.platform_name,
+            total=job.total,
+            omitted=job.omitted,
+            commits=job.commits,
+        )
+        messages = [{"role": "system", "content": self.system()}, {"role": "user", "content": user}]
+        return self._client.chat_body(messages, mode=self.mode, schema=narrative_schema(self.languages))
+
+    def judge(self, reply: ChatReply) -> NarrativeVerdict:
+        if reply.refusal or reply.finish_reason == "content_filter":
+            return NarrativeVerdict(
+                refusal=(reply.refusal or "the provider's content filter stopped the reply").strip()
+            )
+        if reply.finish_reason == "length":
+            return NarrativeVerdict(cut_off=True)
+        if not reply.content:
+            return NarrativeVerdict(invalid="the reply is empty")
+        try:
+            texts = parse_narrative(reply.content, languages=self.languages, extract=self.mode == "text")
+        except InvalidReplyError as error:
+            return NarrativeVerdict(invalid=str(error))
+        return NarrativeVerdict(texts=texts)
+
+    def result(self, job: NarrativeJob, verdict: NarrativeVerdict, usage: TokenUsage) -> NarrativeResult:
+        """The result of a final verdict (an invalid reply here is a failure: no more asking)."""
+        if verdict.texts is not None:
+            try:
+                narrative = self.narrative(job, verdict.texts, usage)
+            except ValidationError as error:  # a text made of control characters only, once they are removed
+                problem = error.errors(include_url=False)[0]
+                where = ".".join(str(part) for part in problem["loc"])
+                return NarrativeResult(AnalysisStatus.FAILED, usage, error=f"invalid reply: {where}: {problem['msg']}")
+            return NarrativeResult(AnalysisStatus.OK, usage, narrative=narrative)
+        if verdict.refusal is not None:
+            return NarrativeResult(AnalysisStatus.REFUSED, usage, error=f"the model refused: {verdict.refusal}")
+        if verdict.cut_off:
+            return NarrativeResult(
+                AnalysisStatus.FAILED,
+                usage,
+                error=f"the reply was cut off at {self._llm.max_output_tokens} output tokens "
+                "(raise llm.max_output_tokens)",
+            )
+        return NarrativeResult(AnalysisStatus.FAILED, usage, error=f"invalid reply: {verdict.invalid}")
+
+    def write(self, job: NarrativeJob) -> NarrativeResult:
+        """The narrative of ``job``; an invalid reply is asked again once."""
+        body = self.request_body(job)
+        usage = TokenUsage()
+        retried = False
+        while True:
+            try:
+                reply = self._client.chat(body)
+            except LlmError as error:
+                return NarrativeResult(AnalysisStatus.FAILED, usage, error=str(error))
+            usage = add_usage(usage, reply.usage)
+            verdict = self.judge(reply)
+            if verdict.invalid is None or retried:
+                return self.result(job, verdict, usage)
+            retried = True
+            logger.info("%s: invalid narrative (%s); asking once more", job.name, verdict.invalid)
+
+    def narrative(self, job: NarrativeJob, texts: dict[LanguageCode, str], usage: TokenUsage) -> WeekNarrative:
+        """The stored narrative, with who wrote it, when and what it cost (``stats`` counts it)."""
+        provenance = Provenance(
+            analyzer=self.name,
+            prompt_version=NARRATIVE_PROMPT_VERSION,
+            created_at=self.clock(),
+            language=self.languages[0],
+            usage=usage,
+        )
+        return WeekNarrative(
+            week=job.week.id,
+            platform=job.platform,
+            texts=texts,
+            commits=tuple(commit.sha for commit in job.commits),
+            provenance=provenance,
+        )

@@ -177,3 +177,47 @@ def test_no_secret_and_no_store_file_reaches_the_site_the_store_or_the_data(nigh
                 assert API_KEY.encode() not in path.read_bytes(), path
     published = [path.name for path in night.site.rglob("*") if path.is_file()]
     assert not [name for name in published if name.endswith((".jsonl", ".db", ".db-wal", ".val"))]
+
+
+def test_a_night_narrates_each_completed_week_once_and_an_offline_night_skips_it(
+    night: Night, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from commit_digest.models import Analysis, CommitRecord, Importance, Provenance
+    from commit_digest.site.calendar import IsoWeek
+    from commit_digest.store import AnalysisStore
+    from tests.analysis.narrative_replies import NARRATIVE_TEXTS, is_narrative, narratives_or
+    from tests.factories import make_commit
+
+    # Three ROCm commits of the last completed week, analysed by an earlier night.
+    last = IsoWeek.of(NOW.date()).previous
+    with AnalysisStore(night.root / "cache") as store:
+        for number in range(60, 63):
+            landed = datetime(last.monday.year, last.monday.month, last.monday.day, 9, number - 60, tzinfo=UTC)
+            commit = make_commit(
+                number, title=f"[ROCm] Fix attention kernel {number} (#{41000 + number})", when=landed
+            ).model_copy(update={"sha": f"{number:04x}" + "cd" * 18})  # short shas of their own: their own pages
+            analysis = Analysis(
+                importance=Importance.HIGH,
+                summary=("修复了 ROCm 注意力内核。",),
+                provenance=Provenance(analyzer="offline", created_at=landed),
+            )
+            store.merge(CommitRecord(commit=commit, analysis=analysis))
+    night.llm.responder = narratives_or(analysis_responder())
+    before = len(night.llm.chat_requests)
+    assert night.run() == 0
+    narrated = [request for request in night.llm.chat_requests[before:] if is_narrative(request.json)]
+    assert len(narrated) == 1 and f"Week: {last.id} " in narrated[0].message("user")
+    output = capsys.readouterr().err
+    assert f"narrate: {last.id} rocm: written from" in output
+    (year_file,) = (night.root / "data" / "narratives").glob("*.jsonl")
+    assert NARRATIVE_TEXTS["zh"] in year_file.read_text(encoding="utf-8")
+    assert API_KEY not in year_file.read_text(encoding="utf-8") + output
+
+    # The next night pays for nothing; a night without an LLM skips the step and stays complete.
+    before = len(night.llm.chat_requests)
+    assert night.run() == 0
+    assert len(night.llm.chat_requests) == before
+    arguments = ["nightly", "-f", str(night.root / "mkdocs.yml"), "--durable-dir", str(night.root / "data")]
+    assert main([*arguments, "--site-dir", str(night.site), "--offline", "--no-fetch"]) == 0
+    assert "narrate: skipped (--offline)" in capsys.readouterr().err
+    assert len(night.llm.chat_requests) == before

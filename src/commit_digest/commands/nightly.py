@@ -1,7 +1,8 @@
 """`nightly`: the whole night in one command, as the workflow runs it.
 
 restore the store from its durable form → fetch since the last stored commit → analyse what
-is not analysed → save the durable form → `mkdocs build --strict`.
+is not analysed → narrate the completed weeks that have no narrative (LLM only) → save the
+durable form → `mkdocs build --strict`.
 
 A step that fails (rate limit, LLM outage, GitHub down) is reported and the night goes on:
 what is stored is still published. Exit status 0: complete; 1: partial (published, but
@@ -32,6 +33,7 @@ from commit_digest.commands.common import (
     print_lines,
     repository_runs,
     settings_from_args,
+    site_settings_from_args,
 )
 from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import CommitDigestError, InputError
@@ -66,10 +68,11 @@ class NightReport:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "nightly",
-        help="restore, fetch, analyse, save and build: the whole nightly run",
+        help="restore, fetch, analyse, narrate, save and build: the whole nightly run",
         description="Restores the store from its durable form when needed, fetches the commits since the "
-        "last stored one, analyses what is not analysed (LLM when OPENAI_API_KEY is set), saves the durable "
-        "form and runs `mkdocs build --strict`. A failed step still publishes what is stored.",
+        "last stored one, analyses what is not analysed (LLM when OPENAI_API_KEY is set), writes the "
+        "narratives of the completed weeks that lack one (LLM only), saves the durable form and runs "
+        "`mkdocs build --strict`. A failed step still publishes what is stored.",
     )
     add_common_options(parser, repository=True)
     parser.add_argument("--site-dir", type=Path, default=None, metavar="DIR", help="default: site_dir of mkdocs.yml")
@@ -105,6 +108,9 @@ def run_nightly(args: argparse.Namespace) -> int:
                 "analyse" + suffix,
                 lambda report, own=own, taxonomy=taxonomy: _analyse(store, own, taxonomy, args.offline, report),
             )
+        # Once for the whole site: a week's narrative on a platform spans every repository.
+        site = site_settings_from_args(args)
+        _step(night, console, "narrate", lambda report: _narrate(store, site, args.offline, report))
         _step(night, console, "save", lambda report: _save(store, durable_dir, report))
     built = _step(night, console, "build", lambda report: _build(args, settings, report))
     verdict = "complete" if night.complete else "partial"
@@ -140,6 +146,8 @@ def _restore(store: AnalysisStore, durable_dir: Path, report: StepReport) -> Non
         report.lines.append(f"store already matches {durable_dir} ({len(store)} records)")
     else:
         report.lines.append(f"merged {result.records} records from {durable_dir}: {result.changed} new or better")
+        if result.narratives:
+            report.lines.append(f"merged {_narratives(result.narratives)}: {result.narratives_changed} new or newer")
 
 
 def _fetch(store: AnalysisStore, settings: DigestSettings, args: argparse.Namespace, report: StepReport) -> None:
@@ -209,10 +217,37 @@ def _analyse_with_llm(store: AnalysisStore, settings: DigestSettings, taxonomy: 
     return summary.all_ok
 
 
+def _narrate(store: AnalysisStore, settings: DigestSettings, offline: bool, report: StepReport) -> None:
+    """The narratives of the last completed weeks that lack one. Without an LLM the step is skipped
+    and the night is not the worse for it: the week pages show the analyses."""
+    if offline:
+        report.lines.append("skipped (--offline): week pages show the analyses without a narrative")
+        return
+    if not os.environ.get("OPENAI_API_KEY"):
+        report.lines.append("skipped: OPENAI_API_KEY is not set")
+        return
+    from commit_digest.analysis.llm_client import LlmClient
+    from commit_digest.analysis.narration import NarrativeWriter
+    from commit_digest.analysis.narrative_pass import WeekRequest, narrate_site
+
+    client = LlmClient(settings.llm)
+    try:
+        summary = narrate_site(store, NarrativeWriter(client, settings), settings, WeekRequest())
+    finally:
+        client.close()
+    report.lines.extend(summary.lines())
+    report.ok = summary.all_ok
+
+
+def _narratives(count: int) -> str:
+    return f"{count} week narrative" + ("" if count == 1 else "s")
+
+
 def _save(store: AnalysisStore, durable_dir: Path, report: StepReport) -> None:
     result = save_durable(store, durable_dir)
+    narratives = f" and {_narratives(result.narratives)}" if result.narratives else ""
     report.lines.append(
-        f"{result.records} records in {durable_dir}: {result.files_written} files written, "
+        f"{result.records} records{narratives} in {durable_dir}: {result.files_written} files written, "
         f"{result.files_unchanged} unchanged"
     )
 

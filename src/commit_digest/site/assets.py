@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-STYLESHEETS: tuple[str, ...] = ("assets/digest.css", "assets/digest-commit.css")
+STYLESHEETS: tuple[str, ...] = ("assets/digest.css", "assets/digest-commit.css", "assets/digest-charts.css")
 SCRIPTS: tuple[str, ...] = ("assets/digest.js", "assets/digest-copy.js")
 
 

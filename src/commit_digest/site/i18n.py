@@ -310,6 +310,30 @@ _TEXT: dict[str, tuple[str, str]] = {
     "all_feeds": ("全部订阅源", "All feeds"),
     # -- end feeds --
     # -- activity charts (site/charts.py) --
+    "chart_caption_home": ("各平台每周的提交数", "Commits per platform, week by week"),
+    "chart_caption_platforms": ("{name} 上各子系统每周的提交数", "Commits on {name} per subsystem, week by week"),
+    "chart_caption_subsystems": ("{name} 在各平台每周的提交数", "Commits in {name} per platform, week by week"),
+    "chart_total": ("合计", "Total"),
+    "chart_bar": ("{week}：{count}", "{week}: {count}"),
+    "chart_bar_now": ("{week}（进行中）：{count}", "{week} (in progress): {count}"),
+    "chart_row_label": ("{name}，每周的提交数：{counts}", "{name}, commits per week: {counts}"),
+    "chart_list_separator": ("、", ", "),
+    "chart_more": ("另有 {count} 项：", "{count} more: "),
+    "chart_note": (
+        "每行：每周的提交数（浅色的最后一根柱是进行中的 {now}）、合计，以及 {week} 的提交数和与前一周相比的变化"
+        "（▲ 增加，▼ 减少）。",
+        "Each row: commits per week (the light last bar is {now}, in progress), the total, and {week}'s "
+        "commits with the change from the week before (▲ more, ▼ fewer).",
+    ),
+    "chart_note_two": (
+        "每行：每周的提交数（浅色的最后一根柱是进行中的 {now}）、合计，以及 {week} 的提交数。",
+        "Each row: commits per week (the light last bar is {now}, in progress), the total, and {week}'s commits.",
+    ),
+    "chart_note_one": (
+        "每行：进行中的 {now} 的提交数及合计。",
+        "Each row: the commits of {now}, in progress, and their total.",
+    ),
+    "chart_table": ("数据表", "The numbers as a table"),
     # -- end charts --
     # -- week pages (site/weeks.py) --
     "nav_weeks": ("周报", "Weeks"),

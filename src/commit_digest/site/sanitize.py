@@ -1,7 +1,11 @@
 """A backstop behind the escaping path: generated pages' HTML keeps only the markup Markdown and
-mkdocs-material produce for them (no script, no event attribute, no javascript: link)."""
+mkdocs-material produce for them (no script, no event attribute, no javascript: link), and the
+activity charts' inline SVG (site/charts.py: svg, path, title; no link, use, image, animation,
+foreignObject or style in it)."""
 
 from __future__ import annotations
+
+import re
 
 import nh3
 
@@ -17,6 +21,8 @@ _TAGS = frozenset(
         "details",
         "div",
         "em",
+        "figcaption",
+        "figure",
         "h1",
         "h2",
         "h3",
@@ -32,6 +38,7 @@ _TAGS = frozenset(
         "ol",
         "option",
         "p",
+        "path",
         "pre",
         "section",
         "select",
@@ -41,12 +48,14 @@ _TAGS = frozenset(
         "sub",
         "summary",
         "sup",
+        "svg",
         "table",
         "tbody",
         "td",
         "tfoot",
         "th",
         "thead",
+        "title",
         "tr",
         "ul",
     }
@@ -62,12 +71,34 @@ _ATTRIBUTES = {
     "td": {"align", "colspan", "rowspan"},
     "th": {"align", "colspan", "rowspan"},
     "ol": {"start"},
+    # Geometry only: no href, no style, no presentation attribute (colours come from CSS).
+    "svg": {"viewBox", "preserveAspectRatio", "role"},
+    "path": {"d"},
 }
 _URL_SCHEMES = frozenset({"http", "https", "mailto"})
+# In nh3's output attribute values and text have "<" and ">" escaped, so tags can be told apart.
+_SVG_OR_LINK_TAG = re.compile(r"<(/?)(svg|a)(?=[\s/>])[^>]*>")
+
+
+def _without_links_in_svg(html: str) -> str:
+    """nh3 allows tags by name, whatever their namespace: an <a> inside <svg> (an SVG link, the
+    HTML <a> is allowed) loses its tags here and keeps its content."""
+    if "<svg" not in html:
+        return html
+    parts: list[str] = []
+    depth = position = 0
+    for match in _SVG_OR_LINK_TAG.finditer(html):
+        if match.group(2) == "svg":
+            depth = max(0, depth - 1) if match.group(1) else depth + 1
+        elif depth:
+            parts.append(html[position : match.start()])
+            position = match.end()
+    parts.append(html[position:])
+    return "".join(parts)
 
 
 def sanitize_html(html: str) -> str:
-    return nh3.clean(
+    cleaned = nh3.clean(
         html,
         tags=set(_TAGS),
         attributes={tag: set(names) for tag, names in _ATTRIBUTES.items()},
@@ -76,6 +107,7 @@ def sanitize_html(html: str) -> str:
         link_rel=None,
         strip_comments=True,
     )
+    return _without_links_in_svg(cleaned)
 
 
 # What ``markdown_body`` emits for a commit message or PR description, and nothing more: no class

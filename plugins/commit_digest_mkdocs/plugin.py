@@ -25,6 +25,7 @@ from mkdocs.structure.toc import get_toc
 from commit_digest import api
 from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
+from commit_digest.narratives import WeekNarrative
 from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
@@ -41,7 +42,7 @@ from commit_digest.site.incremental import (
     read_manifest,
     write_manifest,
 )
-from commit_digest.site.model import SiteRepository
+from commit_digest.site.model import SiteRepository, site_narratives
 from commit_digest.site.output import (
     feed_head_links,
     link_reused_pages,
@@ -298,23 +299,32 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
     def _site_index(self) -> SiteIndex:
         if self._index is None:
             assert self.settings is not None and self.taxonomy is not None
-            records, self._revision, self._last_fetch = self._read_store(self.settings)
-            self._index = build_index(
+            records, narratives, self._revision, self._last_fetch = self._read_store(self.settings)
+            index = build_index(
                 records,
                 repositories=self.repositories,
                 zone=self.settings.zone,
                 taxonomy=self.taxonomy,
                 language=self.settings.language,
             )
+            self._index = dataclasses.replace(index, narratives=site_narratives(narratives, self.settings.language))
         return self._index
 
-    def _read_store(self, settings: DigestSettings) -> tuple[list[CommitRecord], str | None, datetime | None]:
-        """The records, the store's revision and when a fetch last completed without error."""
+    def _read_store(
+        self, settings: DigestSettings
+    ) -> tuple[list[CommitRecord], list[WeekNarrative], str | None, datetime | None]:
+        """The records, the weeks' narratives, the store's revision and when a fetch last
+        completed without error."""
         if not settings.cache_dir.is_dir():
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
-            return [], None, None
+            return [], [], None, None
         with AnalysisStore(settings.cache_dir) as store:
-            return list(site_records(store, settings)), store.revision(), site_last_fetch(store, settings)
+            return (
+                list(site_records(store, settings)),
+                list(store.narratives()),
+                store.revision(),
+                site_last_fetch(store, settings),
+            )
 
     def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:
         """The search page, its client and the site's own assets; a site owner's file at that path wins."""

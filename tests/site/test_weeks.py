@@ -4,18 +4,21 @@ into one line, the week's deprecations and new models; and the links between wee
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from commit_digest.models import ChangeType, CommitRecord, Importance
+from commit_digest.models import ChangeType, CommitRecord, Importance, Provenance
+from commit_digest.narratives import WeekNarrative
 from commit_digest.series import series_part
 from commit_digest.site.calendar import IsoWeek, weeks_until
 from commit_digest.site.model import SiteIndex, SiteNarrative, build_index
 from commit_digest.site.weeks import fold_series, week_summary, weeks_of
+from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import load_taxonomy
-from tests.site.conftest import BuiltSite
-from tests.site.factories import REPOSITORY, label, make_commit, ok_analysis
+from tests.site.conftest import BuiltSite, build_site
+from tests.site.factories import REPOSITORY, label, make_commit, ok_analysis, sample_records, sha_for
 from tests.site.html import article, hrefs, visible_text
 
 TAXONOMY = load_taxonomy()
@@ -145,3 +148,25 @@ def test_days_link_their_week_and_the_home_page_the_latest(zh_site: BuiltSite) -
 def test_weeks_index_lists_every_week(zh_site: BuiltSite) -> None:
     page = article(zh_site.page("weeks"))
     assert [link for link in hrefs(page) if link.startswith("2026-")] == ["2026-W03/", "2026-W01/"]
+
+
+def test_a_stored_narrative_shows_on_its_week_as_text(tmp_path: Path) -> None:
+    hostile = "ROCm 本周更快。 <script>document.title='pwned-narrative'</script>"
+    with AnalysisStore(tmp_path / "cache") as store:
+        store.put_narrative(
+            WeekNarrative(
+                week="2026-W03",
+                platform="rocm",
+                texts={"zh": hostile, "en": "ROCm got faster."},
+                commits=(sha_for("high-1")[:12],),
+                provenance=Provenance(analyzer="llm:gpt-test", created_at=datetime(2026, 1, 19, 3, tzinfo=UTC)),
+            )
+        )
+    site = build_site(tmp_path, sample_records())
+    page = article(site.page("weeks/2026-W03"))
+    rocm = page[page.index('id="platforms-rocm"') :]
+    assert "gpt-test 撰写的本周概述" in visible_text(rocm)
+    assert "ROCm 本周更快。 <script>document.title='pwned-narrative'</script>" in visible_text(rocm)
+    assert "<script>" not in page
+    cuda = page[page.index('id="platforms-cuda"') :]
+    assert "撰写的本周概述" not in visible_text(cuda[: cuda.index("</section>")])  # no narrative: the facts only

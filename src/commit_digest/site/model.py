@@ -11,6 +11,7 @@ from functools import cached_property
 from zoneinfo import ZoneInfo
 
 from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, Importance, Label, LabelSource, LanguageCode
+from commit_digest.narratives import WeekNarrative
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.fingerprint import text_digest
 from commit_digest.site.wording import Worded, Wording
@@ -154,11 +155,7 @@ class Day:
 
     def with_label(self, kind: str, label_id: str) -> tuple[SiteCommit, ...]:
         """The day's commits with this label, newest first."""
-        return tuple(
-            item
-            for item in self.newest_first
-            if any(label.id == label_id for label in item.labels(kind))
-        )
+        return tuple(item for item in self.newest_first if any(label.id == label_id for label in item.labels(kind)))
 
     @property
     def stats(self) -> DayStats:
@@ -195,6 +192,28 @@ class SiteNarrative:
     text: str
     model: str
     fingerprint: str  # of the stored narrative: the week page changes when it does
+    original_language: LanguageCode | None = None  # when not worded in the site's language
+
+
+def site_narratives(stored: Iterable[WeekNarrative], language: LanguageCode) -> dict[tuple[str, str], SiteNarrative]:
+    """The stored narratives as the site shows them: in its language, or in the one they have
+    (marked) when written before the site had this language."""
+    found = {}
+    for narrative in stored:
+        text = narrative.text(language)
+        original: LanguageCode | None = None
+        if text is None:
+            original, text = next(iter(narrative.texts.items()))
+        analyzer = narrative.provenance.analyzer
+        found[narrative.key] = SiteNarrative(
+            week=narrative.week,
+            platform=narrative.platform,
+            text=text,
+            model=analyzer.split(":", 1)[1] if analyzer.startswith("llm:") else analyzer,
+            fingerprint=text_digest(narrative.model_dump_json()),
+            original_language=original,
+        )
+    return found
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # [2/3], (2/3), 2/3 at the start, "part 2 of 3" anywhere; [Part 2], (part 2), "Part 2:" anywhere.
 # "[3/n]": a series whose length its author did not know yet (total None).
@@ -30,6 +31,7 @@ class SeriesPart:
     numbered: bool = False  # "k/N" or "k/n" (not "[Part k]"): the author numbered the parts
 
 
+@lru_cache(maxsize=32768)  # a week page asks for each title once per label it carries
 def series_part(title: str) -> SeriesPart | None:
     """The series a commit title belongs to, or None. Only a part number from 1 to the total
     counts ("[3/2]" and "[0/3]" are not series markers; "1/2 of the budget" needs its brackets)."""

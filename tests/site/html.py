@@ -34,12 +34,9 @@ def headings(fragment: str) -> list[str]:
 def tables(fragment: str) -> list[list[list[str]]]:
     """Each table as rows of cell texts (header row first)."""
     found = []
-    for table in re.findall(r"<table>(.*?)</table>", fragment, re.S):
+    for table in re.findall(r"<table[^>]*>(.*?)</table>", fragment, re.S):
         rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
         found.append(
-            [
-                [visible_text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
-                for row in rows
-            ]
+            [[visible_text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in rows]
         )
     return found

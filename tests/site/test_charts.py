@@ -22,7 +22,9 @@ from commit_digest.site.i18n import Texts
 from commit_digest.site.model import SiteIndex, build_index
 from commit_digest.site.sanitize import sanitize_html
 from commit_digest.taxonomy import load_taxonomy
+from tests.site.conftest import BuiltSite
 from tests.site.factories import REPOSITORY, label, make_commit, ok_analysis
+from tests.site.html import tables
 
 TAXONOMY = load_taxonomy()
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -309,3 +311,25 @@ def test_the_stylesheet_ships_with_the_site_and_colours_come_from_the_theme() ->
     css = site_asset("assets/digest-charts.css")
     assert "var(--md-typeset-a-color)" in css and "forced-colors" in css
     assert not re.search(r"#[0-9a-fA-F]{3,8}\b", css)  # no fixed colour: both palettes read
+
+
+# -- on the built site (tests/site/conftest.py's sample: 2026-W01 and 2026-W03) ----------------
+
+
+def _chart_table(page: str) -> list[list[str]]:
+    chart = page[page.index('<figure class="digest-chart"') : page.index("</figure>")]
+    [table] = tables(chart)
+    return table
+
+
+def test_built_home_page_charts_platforms_and_label_pages_their_other_kind(zh_site: BuiltSite) -> None:
+    home = _chart_table(zh_site.page(""))
+    assert home[0] == ["平台", "2026-W01", "2026-W02", "2026-W03", "合计"]
+    assert ["CUDA（NVIDIA）", "0", "0", "10", "10"] in home and ["ROCm（AMD）", "0", "0", "2", "2"] in home
+    cuda = _chart_table(zh_site.page("platforms/cuda"))
+    assert cuda[0][0] == "子系统" and ["量化", "0", "0", "1", "1"] in cuda
+    docs = zh_site.page("subsystems/core")
+    assert ["ROCm（AMD）", "0", "0", "0", "0"] not in _chart_table(docs)  # rows without commits are left out
+    home_page = zh_site.page("")
+    figure = home_page[home_page.index("<figure") : home_page.index("</figure>")]
+    assert 'role="img"' in figure and "<script" not in figure and "style=" not in figure

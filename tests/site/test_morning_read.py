@@ -23,7 +23,9 @@ WIDTHS = (1280, 390)
 DAY = "days/2026-01-15/"  # 30 commits, 10 of them on ROCm
 SCROLLING_BOXES = """
 [...document.querySelectorAll("article *")]
-  .filter(box => !box.closest("pre") && ["auto", "scroll"].includes(getComputedStyle(box).overflowX))
+  // A chart's table of numbers (closed under its chart) scrolls inside itself, as data tables do on a phone.
+  .filter(box => !box.closest("pre, .digest-chart__data"))
+  .filter(box => ["auto", "scroll"].includes(getComputedStyle(box).overflowX))
   .filter(box => box.scrollWidth > box.clientWidth + 1)
   .map(box => box.tagName + "." + box.className)
 """
@@ -36,6 +38,10 @@ PAGES = {
     "platforms": "platforms/",
     "subsystems": "subsystems/",
     "archive-month": "archive/2026-01/",
+    "archive": "archive/",
+    "weeks": "weeks/",
+    "week": "weeks/2026-W02/",
+    "subscribe": "subscribe/",
     "search": "search/",
 }
 

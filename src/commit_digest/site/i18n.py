@@ -350,7 +350,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "weeks_empty": ("还没有任何一周的提交。", "No week has commits yet."),
     "col_week": ("周", "Week"),
     "col_dates": ("日期", "Dates"),
-    "col_change": ("与上周相比", "Against the week before"),
+    "col_change": ("较上周", "Change"),
     "previous_week": ("← {week}", "← {week}"),
     "next_week": ("{week} →", "{week} →"),
     "all_weeks": ("全部周报", "All weeks"),

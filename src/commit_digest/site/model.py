@@ -94,7 +94,7 @@ class SiteCommit:
         analysis = self.record.analysis
         return analysis is not None and analysis.ok
 
-    @property
+    @cached_property  # asked for by every listing, sort and count
     def group(self) -> str:
         analysis = self.record.analysis
         if analysis is None or not analysis.ok or analysis.importance is None:

@@ -21,6 +21,7 @@ from markupsafe import Markup
 from commit_digest.models import AnalysisStatus, Label
 from commit_digest.site import paths
 from commit_digest.site.calendar import IsoWeek
+from commit_digest.site.charts import ActivityCounts, Chart, render_chart
 from commit_digest.site.commit_view import commit_view
 from commit_digest.site.escape import html_text, title_plain
 from commit_digest.site.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
@@ -150,6 +151,15 @@ class _Context:
         return weeks_of(self.index)
 
     @cached_property
+    def activity(self) -> ActivityCounts:
+        """Commits per label per week over the last weeks: one pass over the newest commits."""
+        return ActivityCounts.of(self.index)
+
+    def chart(self, uri: str, chart: Chart) -> Markup:
+        link = lambda target: paths.href(uri, target, self.options.directory_urls)  # noqa: E731
+        return render_chart(chart, texts=self.texts, name=self.label_name, link=link)
+
+    @cached_property
     def feeds(self) -> list[Feed]:
         return site_feeds(self.index, self.taxonomy, self.options)
 
@@ -253,7 +263,12 @@ def home_page(context: _Context) -> PageSpec:
         _plain(context.texts("home_title")),
         lambda: render(
             "home.html.j2",
-            **context.for_page(paths.HOME, days=days, platform_choices=context.taxonomy.platform_ids),
+            **context.for_page(
+                paths.HOME,
+                days=days,
+                platform_choices=context.taxonomy.platform_ids,
+                chart=context.chart(paths.HOME, context.activity.home_chart()),
+            ),
         ),
     )
 
@@ -463,6 +478,7 @@ def label_pages(context: _Context, kind: str) -> Iterator[PageSpec]:
         months: dict[str, int] = {part.month: part.total for part in parts}
         name = _plain(context.label_name(kind, label_id))
         uri = paths.label_page(kind, label_id)
+        chart = context.activity.label_chart(kind, label_id) if kind in LABEL_KINDS else None
         values = {
             "kind": kind,
             "label_id": label_id,
@@ -470,6 +486,7 @@ def label_pages(context: _Context, kind: str) -> Iterator[PageSpec]:
             "total": len(commits),
             "months": list(months.items()),
             "latest": parts[0] if parts else None,
+            "chart": (lambda uri=uri, chart=chart: context.chart(uri, chart) if chart else Markup("")),
         }
         latest = parts[0] if parts else None
         inputs = digest(
@@ -480,6 +497,7 @@ def label_pages(context: _Context, kind: str) -> Iterator[PageSpec]:
             list(months.items()),
             [(part.month, part.part, part.parts) for part in parts],
             _part_fingerprints(latest),
+            chart.digest_input() if chart else None,
         )
         yield PageSpec(
             uri, name, lambda uri=uri, values=values: render("label.html.j2", **context.for_page(uri, **values)), inputs

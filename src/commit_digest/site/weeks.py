@@ -44,12 +44,12 @@ class WeekLine:
     def size(self) -> int:
         return len(self.commits)
 
-    @property
+    @cached_property
     def lead(self) -> SiteCommit:
         """The commit the line is named after and links first: its most important part."""
         return min(self.commits, key=lambda item: GROUP_ORDER.index(item.group))
 
-    @property
+    @cached_property
     def group(self) -> str:
         return self.lead.group
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import feedparser
 import pytest
 import yaml
 from benchmarks.browser import serve
@@ -166,6 +167,15 @@ def test_site_name_navigation_about_page_and_palette_follow_the_language(project
     # The variant is no page of its own in either language.
     assert not any("about.en" in page for page in _pages(site))
     assert 'href="about/" class="md-tabs__link"' in english  # at the base page's URL
+
+
+def test_each_language_has_its_feeds_at_its_own_root(project: Project) -> None:
+    chinese = feedparser.parse((project.site / "feeds" / "all.xml").read_bytes())
+    english = feedparser.parse((project.site / "en" / "feeds" / "all.xml").read_bytes())
+    assert not chinese.bozo and not english.bozo
+    assert chinese.feed.title == "vLLM 每日提交摘要" and english.feed.title == "vLLM daily commit digest"
+    assert english.entries[0].link.startswith("https://digest.example.org/en/commits/")
+    assert 'href="https://digest.example.org/en/feeds/high.xml"' in project.page("en").read_text(encoding="utf-8")
 
 
 def test_the_selector_links_the_same_page_in_the_other_language(project: Project) -> None:

@@ -18,8 +18,8 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "restore",
         help="rebuild the store from the durable form (data/), with no LLM calls",
-        description="Merges every record of the durable JSON Lines form into the store: the way back from a "
-        "damaged or lost store. Nothing is fetched or analysed.",
+        description="Merges every record and week narrative of the durable JSON Lines form into the store: the "
+        "way back from a damaged or lost store. Nothing is fetched or analysed.",
     )
     add_common_options(parser)
     add_durable_dir_option(parser)
@@ -40,8 +40,13 @@ def run_restore(args: argparse.Namespace) -> int:
     if result.skipped:
         print(f"the store at {settings.cache_dir} already holds {durable_dir} ({total} records)")
     else:
+        narratives = (
+            f" and {result.narratives} week narratives ({result.narratives_changed} new or newer)"
+            if result.narratives
+            else ""
+        )
         print(
-            f"restored {result.records} records from {durable_dir} into {settings.cache_dir}: "
+            f"restored {result.records} records{narratives} from {durable_dir} into {settings.cache_dir}: "
             f"{result.changed} new or better; the store holds {total}"
         )
     return 0

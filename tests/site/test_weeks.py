@@ -170,3 +170,18 @@ def test_a_stored_narrative_shows_on_its_week_as_text(tmp_path: Path) -> None:
     assert "<script>" not in page
     cuda = page[page.index('id="platforms-cuda"') :]
     assert "撰写的本周概述" not in visible_text(cuda[: cuda.index("</section>")])  # no narrative: the facts only
+
+
+def test_a_model_tag_alone_is_no_new_model() -> None:
+    when = datetime(2026, 1, 13, 9, 0, tzinfo=UTC)
+    models = (label("models", "model"),)
+    records = [
+        _record("m1", "[Model] Avoid token selection in SigLIP pooling head (#1)", when, subsystems=models),
+        _record("m2", "[New Model] Support Bar-3B (#2)", when + timedelta(hours=1), subsystems=models),
+        _record("m3", "[Core] Add support for the Baz model (#3)", when + timedelta(hours=2), subsystems=models),
+        _record(
+            "m4", "[Model] Fix Foo (#4)", when + timedelta(hours=3), subsystems=models, change_type=ChangeType.BUGFIX
+        ),
+    ]
+    titles = [line.lead.record.commit.title for line in _summary(_index(records)).new_models]
+    assert titles == ["[Core] Add support for the Baz model (#3)", "[New Model] Support Bar-3B (#2)"]

@@ -28,6 +28,7 @@ RELATED_LABELS = 3  # "mostly MoE (12), attention (8), quantization (5)"
 _DEPRECATION = re.compile(r"deprecat|弃用|废弃", re.I)
 _REMOVAL = re.compile(r"\b(remov(e|es|ed|ing)|drop(s|ped)?\s+(support|the)|delete[sd]?)\b|移除|删除", re.I)
 _MODEL_TAG = re.compile(r"^(\s*\[[^\]]*\])*\s*\[(new\s*)?models?\]", re.I)
+_ADDS = re.compile(r"\b(add(s|ed|ing)?|support(s|ed|ing)?|new|introduc(e|es|ed|ing)|initial)\b|新增|支持", re.I)
 _NEW_MODEL = re.compile(r"\b(add(s|ed)?|support(s|ed)?|new|introduc(e|es|ed))\b.{0,60}\bmodel\b|新增.{0,20}模型", re.I)
 _OPERATOR_TYPES = frozenset({ChangeType.CONFIG.value, ChangeType.DEPENDENCY.value})
 MODELS_SUBSYSTEM = "models"
@@ -136,13 +137,15 @@ def is_deprecation(item: SiteCommit) -> bool:
 
 def is_new_model(item: SiteCommit) -> bool:
     """Support for a model added: the models subsystem, not a fix, and a title tagged [Model]
-    or saying it adds or supports a model."""
+    that adds or supports something, or a title saying it adds or supports a model."""
     if not any(label.id == MODELS_SUBSYSTEM for label in item.subsystems):
         return False
     if item.change_type not in (None, ChangeType.FEATURE.value, ChangeType.OTHER.value):
         return False
     title = item.record.commit.title
-    return _MODEL_TAG.match(title) is not None or _NEW_MODEL.search(title) is not None
+    if _MODEL_TAG.match(title) is not None:
+        return _ADDS.search(title) is not None  # "[Model] Add Foo", not "[Model] Avoid a copy in Foo"
+    return _NEW_MODEL.search(title) is not None
 
 
 def is_operator_note(item: SiteCommit) -> bool:

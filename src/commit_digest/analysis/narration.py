@@ -14,7 +14,6 @@ would be cut off again).
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,16 +23,16 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.llm_analyzer import Clock, add_usage, llm_analyzer_name, utc_now
+from commit_digest.analysis.exchange import Outcome, Verdict, ask, judge_reply, outcome_of
+from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, utc_now
 from commit_digest.analysis.llm_client import ChatReply, LlmClient, strict_schema_of
-from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.prompt import LANGUAGE_NAMES, new_boundary, render
 from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
 from commit_digest.narratives import NARRATIVE_CAP, WeekNarrative
 from commit_digest.settings import DigestSettings
 from commit_digest.site.calendar import IsoWeek
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
 # Bump when a template or the schema changes (stored narratives are kept: they are never rewritten
 # unless asked).
@@ -142,24 +141,9 @@ def parse_narrative(content: str, *, languages: tuple[LanguageCode, ...], extrac
     return texts
 
 
-@dataclass(frozen=True)
-class NarrativeVerdict:
-    """What one reply means: the texts, a refusal, a cut-off, or an invalid reply."""
-
-    texts: dict[LanguageCode, str] | None = None
-    refusal: str | None = None
-    cut_off: bool = False
-    invalid: str | None = None
-
-
-@dataclass(frozen=True)
-class NarrativeResult:
-    """One attempt: the narrative to store (ok only), or the reason there is none."""
-
-    status: AnalysisStatus
-    usage: TokenUsage
-    narrative: WeekNarrative | None = None
-    error: str | None = None
+NarrativeVerdict = Verdict[dict[LanguageCode, str]]
+# One attempt: the narrative to store (ok only), or the reason there is none.
+NarrativeResult = Outcome[WeekNarrative]
 
 
 class NarrativeWriter:
@@ -218,57 +202,32 @@ class NarrativeWriter:
         return self._client.chat_body(messages, mode=self.mode, schema=narrative_schema(self.languages))
 
     def judge(self, reply: ChatReply) -> NarrativeVerdict:
-        if reply.refusal or reply.finish_reason == "content_filter":
-            return NarrativeVerdict(
-                refusal=(reply.refusal or "the provider's content filter stopped the reply").strip()
-            )
-        if reply.finish_reason == "length":
-            return NarrativeVerdict(cut_off=True)
-        if not reply.content:
-            return NarrativeVerdict(invalid="the reply is empty")
-        try:
-            texts = parse_narrative(reply.content, languages=self.languages, extract=self.mode == "text")
-        except InvalidReplyError as error:
-            return NarrativeVerdict(invalid=str(error))
-        return NarrativeVerdict(texts=texts)
+        return judge_reply(
+            reply, lambda content: parse_narrative(content, languages=self.languages, extract=self.mode == "text")
+        )
 
     def result(self, job: NarrativeJob, verdict: NarrativeVerdict, usage: TokenUsage) -> NarrativeResult:
         """The result of a final verdict (an invalid reply here is a failure: no more asking)."""
-        if verdict.texts is not None:
+
+        def stored(texts: dict[LanguageCode, str]) -> NarrativeResult:
             try:
-                narrative = self.narrative(job, verdict.texts, usage)
+                return Outcome(AnalysisStatus.OK, usage, self.narrative(job, texts, usage))
             except ValidationError as error:  # a text made of control characters only, once they are removed
                 problem = error.errors(include_url=False)[0]
                 where = ".".join(str(part) for part in problem["loc"])
-                return NarrativeResult(AnalysisStatus.FAILED, usage, error=f"invalid reply: {where}: {problem['msg']}")
-            return NarrativeResult(AnalysisStatus.OK, usage, narrative=narrative)
-        if verdict.refusal is not None:
-            return NarrativeResult(AnalysisStatus.REFUSED, usage, error=f"the model refused: {verdict.refusal}")
-        if verdict.cut_off:
-            return NarrativeResult(
-                AnalysisStatus.FAILED,
-                usage,
-                error=f"the reply was cut off at {self._llm.max_output_tokens} output tokens "
-                "(raise llm.max_output_tokens)",
-            )
-        return NarrativeResult(AnalysisStatus.FAILED, usage, error=f"invalid reply: {verdict.invalid}")
+                return Outcome(AnalysisStatus.FAILED, usage, error=f"invalid reply: {where}: {problem['msg']}")
+
+        return outcome_of(verdict, usage, max_output_tokens=self._llm.max_output_tokens, stored=stored)
 
     def write(self, job: NarrativeJob) -> NarrativeResult:
         """The narrative of ``job``; an invalid reply is asked again once."""
-        body = self.request_body(job)
-        usage = TokenUsage()
-        retried = False
-        while True:
-            try:
-                reply = self._client.chat(body)
-            except LlmError as error:
-                return NarrativeResult(AnalysisStatus.FAILED, usage, error=str(error))
-            usage = add_usage(usage, reply.usage)
-            verdict = self.judge(reply)
-            if verdict.invalid is None or retried:
-                return self.result(job, verdict, usage)
-            retried = True
-            logger.info("%s: invalid narrative (%s); asking once more", job.name, verdict.invalid)
+        return ask(
+            self._client,
+            self.request_body(job),
+            self.judge,
+            lambda verdict, usage: self.result(job, verdict, usage),
+            what=f"{job.name}: narrative",
+        )
 
     def narrative(self, job: NarrativeJob, texts: dict[LanguageCode, str], usage: TokenUsage) -> WeekNarrative:
         """The stored narrative, with who wrote it, when and what it cost (``stats`` counts it)."""

@@ -228,7 +228,7 @@ class NarrateSummary:
             completion_tokens=self.usage.completion_tokens + result.usage.completion_tokens,
             cached_tokens=self.usage.cached_tokens + result.usage.cached_tokens,
         )
-        if result.narrative is not None:
+        if result.value is not None:
             left_out = f" ({job.omitted} more left out)" if job.omitted else ""
             self.written.append(f"{job.name}: written from {len(job.commits)} commits{left_out}")
         else:
@@ -281,8 +281,8 @@ class _Worker:
             if stored is not None and (not self.rewrite or stored.provenance.created_at > self.started):
                 return Narrated(job, skipped=NarrativeSkip.WRITTEN)
             result = self.writer.write(job)
-            if result.narrative is not None:
-                self.store.put_narrative(result.narrative)
+            if result.value is not None:
+                self.store.put_narrative(result.value)
             else:
                 logger.warning("%s: narrative %s: %s", job.name, result.status.value, result.error)
             return Narrated(job, result=result)

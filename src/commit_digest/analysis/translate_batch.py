@@ -143,8 +143,8 @@ def collect(store: AnalysisStore, translator: Translator, client: LlmClient) -> 
             if analysis_identity(analysis) != source or not missing_languages(analysis, (language,)):
                 continue  # replaced or translated meanwhile: the next run sees what is left
             result = _result_of_line(translator, analysis, language, results.get(custom_id), state.status)
-            if result.text is not None:
-                translated = analysis.with_translation(language, result.text)
+            if result.value is not None:
+                translated = analysis.with_translation(language, result.value)
                 store.merge(CommitRecord(commit=record.commit, analysis=translated))
             else:
                 problem = f"into {language}: {result.status.value}: {result.error}"

@@ -112,8 +112,8 @@ class _Worker:
                 return Translated(job, skipped=Skip.TRANSLATED)
             analysis = Job(stored, job.language).analysis
             result = self.translator.translate(stored.commit, analysis, job.language)
-            if result.text is not None:
-                translated = analysis.with_translation(job.language, result.text)
+            if result.value is not None:
+                translated = analysis.with_translation(job.language, result.value)
                 self.store.merge(CommitRecord(commit=stored.commit, analysis=translated))
             else:
                 logger.warning(

@@ -15,18 +15,17 @@ once; a reply cut off at the output limit is not (the same text would be cut off
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.llm_analyzer import Clock, add_usage, llm_analyzer_name, utc_now
+from commit_digest.analysis.exchange import Outcome, Verdict, ask, judge_reply, outcome_of
+from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, utc_now
 from commit_digest.analysis.llm_client import ChatReply, LlmClient, strict_schema_of
-from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.prompt import LANGUAGE_NAMES, new_boundary, render
 from commit_digest.models import (
     Analysis,
@@ -39,7 +38,6 @@ from commit_digest.models import (
 )
 from commit_digest.settings import DigestSettings
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
 # Bump when a template or the schema changes (stored translations are kept: they say the same).
 TRANSLATE_PROMPT_VERSION = "translate-1"
@@ -138,24 +136,9 @@ def parse_translation(content: str, *, source: AnalysisText, extract: bool) -> L
     return parsed
 
 
-@dataclass(frozen=True)
-class TranslationVerdict:
-    """What one reply means: a translation, a refusal, a cut-off, or an invalid reply."""
-
-    translation: LlmTranslation | None = None
-    refusal: str | None = None
-    cut_off: bool = False
-    invalid: str | None = None
-
-
-@dataclass(frozen=True)
-class TranslationResult:
-    """One translation attempt: the text to store (ok only), or the reason it failed."""
-
-    status: AnalysisStatus
-    usage: TokenUsage
-    text: AnalysisText | None = None
-    error: str | None = None
+TranslationVerdict = Verdict[LlmTranslation]
+# One translation attempt: the text to store (ok only), or the reason it failed.
+TranslationResult = Outcome[AnalysisText]
 
 
 class Translator:
@@ -216,52 +199,29 @@ class Translator:
         return self._client.chat_body(messages, mode=self.mode, schema=translation_schema())
 
     def judge(self, reply: ChatReply, source: AnalysisText) -> TranslationVerdict:
-        if reply.refusal or reply.finish_reason == "content_filter":
-            return TranslationVerdict(
-                refusal=(reply.refusal or "the provider's content filter stopped the reply").strip()
-            )
-        if reply.finish_reason == "length":
-            return TranslationVerdict(cut_off=True)
-        if not reply.content:
-            return TranslationVerdict(invalid="the reply is empty")
-        try:
-            translation = parse_translation(reply.content, source=source, extract=self.mode == "text")
-        except InvalidReplyError as error:
-            return TranslationVerdict(invalid=str(error))
-        return TranslationVerdict(translation=translation)
+        return judge_reply(
+            reply, lambda content: parse_translation(content, source=source, extract=self.mode == "text")
+        )
 
     def result(self, verdict: TranslationVerdict, target: LanguageCode, usage: TokenUsage) -> TranslationResult:
         """The result of a final verdict (an invalid reply here is a failure: no more asking)."""
-        if verdict.translation is not None:
-            return TranslationResult(AnalysisStatus.OK, usage, text=self.text(verdict.translation, target, usage))
-        if verdict.refusal is not None:
-            return TranslationResult(AnalysisStatus.REFUSED, usage, error=f"the model refused: {verdict.refusal}")
-        if verdict.cut_off:
-            return TranslationResult(
-                AnalysisStatus.FAILED,
-                usage,
-                error=f"the reply was cut off at {self._llm.max_output_tokens} output tokens "
-                "(raise llm.max_output_tokens)",
-            )
-        return TranslationResult(AnalysisStatus.FAILED, usage, error=f"invalid reply: {verdict.invalid}")
+        return outcome_of(
+            verdict,
+            usage,
+            max_output_tokens=self._llm.max_output_tokens,
+            stored=lambda translation: Outcome(AnalysisStatus.OK, usage, self.text(translation, target, usage)),
+        )
 
     def translate(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> TranslationResult:
         """``analysis``'s own wording in ``target``; an invalid reply is asked again once."""
         source = analysis.text()
-        body = self.request_body(commit, analysis, target)
-        usage = TokenUsage()
-        retried = False
-        while True:
-            try:
-                reply = self._client.chat(body)
-            except LlmError as error:
-                return TranslationResult(AnalysisStatus.FAILED, usage, error=str(error))
-            usage = add_usage(usage, reply.usage)
-            verdict = self.judge(reply, source)
-            if verdict.invalid is None or retried:
-                return self.result(verdict, target, usage)
-            retried = True
-            logger.info("%s: invalid translation (%s); asking once more", commit.short_sha, verdict.invalid)
+        return ask(
+            self._client,
+            self.request_body(commit, analysis, target),
+            lambda reply: self.judge(reply, source),
+            lambda verdict, usage: self.result(verdict, target, usage),
+            what=f"{commit.short_sha}: translation",
+        )
 
     def text(self, translation: LlmTranslation, target: LanguageCode, usage: TokenUsage) -> AnalysisText:
         """The stored translation, with who made it and what it cost (``stats`` counts it)."""

@@ -1,0 +1,98 @@
+"""One structured request to the LLM, as translations and week narratives make it: what a reply
+means (a value, a refusal, a cut-off, an invalid reply), what an attempt comes to, and the rule
+that an invalid reply is asked again once. Analyses have rules of their own (a cut-off reply is
+asked again with a smaller diff) and keep them in llm_analyzer.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from commit_digest.analysis.llm_analyzer import add_usage
+from commit_digest.analysis.llm_client import ChatReply, LlmClient
+from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.models import AnalysisStatus, TokenUsage
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.exchange")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Verdict(Generic[T]):
+    """What one reply means: the parsed value, a refusal, a cut-off, or an invalid reply."""
+
+    value: T | None = None
+    refusal: str | None = None
+    cut_off: bool = False
+    invalid: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[R]):
+    """One attempt: the value to store (status ok only), or the reason there is none."""
+
+    status: AnalysisStatus
+    usage: TokenUsage
+    value: R | None = None
+    error: str | None = None
+
+
+def judge_reply(reply: ChatReply, parse: Callable[[str], T]) -> Verdict[T]:
+    """The verdict on ``reply``; ``parse`` reads its content and raises InvalidReplyError."""
+    if reply.refusal or reply.finish_reason == "content_filter":
+        return Verdict(refusal=(reply.refusal or "the provider's content filter stopped the reply").strip())
+    if reply.finish_reason == "length":
+        return Verdict(cut_off=True)
+    if not reply.content:
+        return Verdict(invalid="the reply is empty")
+    try:
+        return Verdict(value=parse(reply.content))
+    except InvalidReplyError as error:
+        return Verdict(invalid=str(error))
+
+
+def outcome_of(
+    verdict: Verdict[T], usage: TokenUsage, *, max_output_tokens: int, stored: Callable[[T], Outcome[R]]
+) -> Outcome[R]:
+    """What a final verdict comes to (an invalid reply here is a failure: no more asking);
+    ``stored`` turns a parsed value into the outcome to store."""
+    if verdict.value is not None:
+        return stored(verdict.value)
+    if verdict.refusal is not None:
+        return Outcome(AnalysisStatus.REFUSED, usage, error=f"the model refused: {verdict.refusal}")
+    if verdict.cut_off:
+        return Outcome(
+            AnalysisStatus.FAILED,
+            usage,
+            error=f"the reply was cut off at {max_output_tokens} output tokens (raise llm.max_output_tokens)",
+        )
+    return Outcome(AnalysisStatus.FAILED, usage, error=f"invalid reply: {verdict.invalid}")
+
+
+def ask(
+    client: LlmClient,
+    body: dict[str, Any],
+    judge: Callable[[ChatReply], Verdict[T]],
+    finish: Callable[[Verdict[T], TokenUsage], Outcome[R]],
+    *,
+    what: str,
+) -> Outcome[R]:
+    """Sends ``body``; an invalid reply is asked again once. ``what`` names the request in logs."""
+    usage = TokenUsage()
+    retried = False
+    while True:
+        try:
+            reply = client.chat(body)
+        except LlmError as error:
+            return Outcome(AnalysisStatus.FAILED, usage, error=str(error))
+        usage = add_usage(usage, reply.usage)
+        verdict = judge(reply)
+        if verdict.invalid is None or retried:
+            return finish(verdict, usage)
+        retried = True
+        logger.info("%s: invalid reply (%s); asking once more", what, verdict.invalid)

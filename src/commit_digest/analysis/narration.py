@@ -33,7 +33,6 @@ from commit_digest.narratives import NARRATIVE_CAP, WeekNarrative
 from commit_digest.settings import DigestSettings
 from commit_digest.site.calendar import IsoWeek
 
-
 # Bump when a template or the schema changes (stored narratives are kept: they are never rewritten
 # unless asked).
 NARRATIVE_PROMPT_VERSION = "narrative-1"

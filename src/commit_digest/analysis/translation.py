@@ -38,7 +38,6 @@ from commit_digest.models import (
 )
 from commit_digest.settings import DigestSettings
 
-
 # Bump when a template or the schema changes (stored translations are kept: they say the same).
 TRANSLATE_PROMPT_VERSION = "translate-1"
 # A marker only the system message contains: a reply holding it has echoed the instructions.

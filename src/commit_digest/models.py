@@ -200,6 +200,14 @@ class TokenUsage(StrictModel):
     completion_tokens: int = Field(default=0, ge=0)
     cached_tokens: int = Field(default=0, ge=0)
 
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        """What two requests cost together (a retry, a run's total)."""
+        return TokenUsage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+        )
+
 
 class Provenance(StrictModel):
     analyzer: Annotated[str, StringConstraints(pattern=r"^(offline|llm:.+|legacy(:.+)?)$")]

@@ -68,12 +68,7 @@ class BatchReport:
 
     def tally(self, status: AnalysisStatus, used: TokenUsage | None) -> None:
         self.by_status[status] = self.by_status.get(status, 0) + 1
-        used = used or TokenUsage()
-        self.usage = TokenUsage(
-            prompt_tokens=self.usage.prompt_tokens + used.prompt_tokens,
-            completion_tokens=self.usage.completion_tokens + used.completion_tokens,
-            cached_tokens=self.usage.cached_tokens + used.cached_tokens,
-        )
+        self.usage += used or TokenUsage()
 
     def lines(self) -> list[str]:
         out = [

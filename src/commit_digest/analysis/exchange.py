@@ -11,10 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from commit_digest.analysis.llm_analyzer import add_usage
+from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, utc_now
 from commit_digest.analysis.llm_client import ChatReply, LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.analysis.prompt import new_boundary
 from commit_digest.models import AnalysisStatus, TokenUsage
+from commit_digest.settings import DigestSettings
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.exchange")
 
@@ -90,9 +92,44 @@ def ask(
             reply = client.chat(body)
         except LlmError as error:
             return Outcome(AnalysisStatus.FAILED, usage, error=str(error))
-        usage = add_usage(usage, reply.usage)
+        usage += reply.usage
         verdict = judge(reply)
         if verdict.invalid is None or retried:
             return finish(verdict, usage)
         retried = True
         logger.info("%s: invalid reply (%s); asking once more", what, verdict.invalid)
+
+
+class StructuredWriter:
+    """What a writer of structured requests (translations, narratives) holds: the client, the
+    LLM settings, a clock for provenance and a boundary maker. Building it sends nothing."""
+
+    def __init__(
+        self,
+        client: LlmClient,
+        settings: DigestSettings,
+        *,
+        clock: Clock = utc_now,
+        boundary_factory: Callable[[], str] = new_boundary,
+    ) -> None:
+        self._client = client
+        self._llm = settings.llm
+        self._repository = settings.repository
+        self.clock = clock
+        self._boundary_factory = boundary_factory
+        self.mode = settings.llm.output_mode
+
+    @property
+    def name(self) -> str:
+        return llm_analyzer_name(self._llm.model)
+
+    def boundary(self, *data: str) -> str:
+        """A boundary for the request's untrusted data that none of ``data`` holds (a guessed
+        boundary must not close the data)."""
+        boundary = self._boundary_factory()
+        while any(boundary in text for text in data):
+            boundary = new_boundary()
+        return boundary
+
+    def outcome(self, verdict: Verdict[T], usage: TokenUsage, stored: Callable[[T], Outcome[R]]) -> Outcome[R]:
+        return outcome_of(verdict, usage, max_output_tokens=self._llm.max_output_tokens, stored=stored)

@@ -47,14 +47,6 @@ def llm_analyzer_name(model: str) -> str:
     return f"llm:{model}"
 
 
-def add_usage(first: TokenUsage, second: TokenUsage) -> TokenUsage:
-    return TokenUsage(
-        prompt_tokens=first.prompt_tokens + second.prompt_tokens,
-        completion_tokens=first.completion_tokens + second.completion_tokens,
-        cached_tokens=first.cached_tokens + second.cached_tokens,
-    )
-
-
 @dataclass(frozen=True)
 class ReplyVerdict:
     """What one reply means: an analysis, a refusal, a cut-off, or an invalid reply."""
@@ -145,7 +137,7 @@ class LlmAnalyzer:
                 reply = self._client.chat(self.request_body(prompt))
             except LlmError as error:
                 return self.unsuccessful(commit, AnalysisStatus.FAILED, str(error), usage)
-            usage = add_usage(usage, reply.usage)
+            usage += reply.usage
             verdict = self.judge(reply)
             if verdict.analysis is not None:
                 return self.successful(commit, verdict.analysis, usage)

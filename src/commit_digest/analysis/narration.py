@@ -15,7 +15,6 @@ would be cut off again).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any
@@ -23,11 +22,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.exchange import Outcome, Verdict, ask, judge_reply, outcome_of
-from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, utc_now
+from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, ask, judge_reply
 from commit_digest.analysis.llm_client import ChatReply, LlmClient, strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
-from commit_digest.analysis.prompt import LANGUAGE_NAMES, new_boundary, render
+from commit_digest.analysis.prompt import LANGUAGE_NAMES, render
 from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
 from commit_digest.narratives import NARRATIVE_CAP, WeekNarrative
 from commit_digest.settings import DigestSettings
@@ -145,28 +143,12 @@ NarrativeVerdict = Verdict[dict[LanguageCode, str]]
 NarrativeResult = Outcome[WeekNarrative]
 
 
-class NarrativeWriter:
+class NarrativeWriter(StructuredWriter):
     """Writes narratives through an OpenAI-compatible chat endpoint. Building it sends nothing."""
 
-    def __init__(
-        self,
-        client: LlmClient,
-        settings: DigestSettings,
-        *,
-        clock: Clock = utc_now,
-        boundary_factory: Callable[[], str] = new_boundary,
-    ) -> None:
-        self._client = client
-        self._llm = settings.llm
-        self._repository = settings.repository
+    def __init__(self, client: LlmClient, settings: DigestSettings, **options: Any) -> None:
+        super().__init__(client, settings, **options)
         self.languages: tuple[LanguageCode, ...] = tuple(settings.languages)
-        self.clock = clock
-        self._boundary_factory = boundary_factory
-        self.mode = settings.llm.output_mode
-
-    @property
-    def name(self) -> str:
-        return llm_analyzer_name(self._llm.model)
 
     def system(self) -> str:
         """The static instructions: the same for every week and platform, so providers can cache them."""
@@ -183,9 +165,7 @@ class NarrativeWriter:
 
     def request_body(self, job: NarrativeJob) -> dict[str, Any]:
         data = "\n".join(f"{commit.title}\n{commit.summary}" for commit in job.commits)
-        boundary = self._boundary_factory()
-        while boundary in data:  # a guessed boundary must not close the data
-            boundary = new_boundary()
+        boundary = self.boundary(data)
         user = render(
             "narrative.j2",
             boundary=boundary,
@@ -216,7 +196,7 @@ class NarrativeWriter:
                 where = ".".join(str(part) for part in problem["loc"])
                 return Outcome(AnalysisStatus.FAILED, usage, error=f"invalid reply: {where}: {problem['msg']}")
 
-        return outcome_of(verdict, usage, max_output_tokens=self._llm.max_output_tokens, stored=stored)
+        return self.outcome(verdict, usage, stored)
 
     def write(self, job: NarrativeJob) -> NarrativeResult:
         """The narrative of ``job``; an invalid reply is asked again once."""

@@ -223,11 +223,7 @@ class NarrateSummary:
 
     def tally(self, job: NarrativeJob, result: NarrativeResult) -> None:
         self.by_status[result.status] = self.count(result.status) + 1
-        self.usage = TokenUsage(
-            prompt_tokens=self.usage.prompt_tokens + result.usage.prompt_tokens,
-            completion_tokens=self.usage.completion_tokens + result.usage.completion_tokens,
-            cached_tokens=self.usage.cached_tokens + result.usage.cached_tokens,
-        )
+        self.usage += result.usage
         if result.value is not None:
             left_out = f" ({job.omitted} more left out)" if job.omitted else ""
             self.written.append(f"{job.name}: written from {len(job.commits)} commits{left_out}")

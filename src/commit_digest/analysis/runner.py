@@ -183,12 +183,7 @@ class RunSummary:
     def tally(self, record: CommitRecord, status: AnalysisStatus, used: TokenUsage | None, error: str | None) -> None:
         """One paid item's result: its status, what it cost, and why when it is not ok."""
         self.by_status[status] = self.count(status) + 1
-        used = used or TokenUsage()
-        self.usage = TokenUsage(
-            prompt_tokens=self.usage.prompt_tokens + used.prompt_tokens,
-            completion_tokens=self.usage.completion_tokens + used.completion_tokens,
-            cached_tokens=self.usage.cached_tokens + used.cached_tokens,
-        )
+        self.usage += used or TokenUsage()
         if status is not AnalysisStatus.OK:
             self.problems.append(f"{record.commit.short_sha}: {status.value}: {error}")
 

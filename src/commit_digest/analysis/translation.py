@@ -15,18 +15,16 @@ once; a reply cut off at the output limit is not (the same text would be cut off
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from functools import cache
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.exchange import Outcome, Verdict, ask, judge_reply, outcome_of
-from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, utc_now
-from commit_digest.analysis.llm_client import ChatReply, LlmClient, strict_schema_of
+from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, ask, judge_reply
+from commit_digest.analysis.llm_client import ChatReply, strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
-from commit_digest.analysis.prompt import LANGUAGE_NAMES, new_boundary, render
+from commit_digest.analysis.prompt import LANGUAGE_NAMES, render
 from commit_digest.models import (
     Analysis,
     AnalysisStatus,
@@ -36,7 +34,6 @@ from commit_digest.models import (
     Provenance,
     TokenUsage,
 )
-from commit_digest.settings import DigestSettings
 
 # Bump when a template or the schema changes (stored translations are kept: they say the same).
 TRANSLATE_PROMPT_VERSION = "translate-1"
@@ -140,27 +137,8 @@ TranslationVerdict = Verdict[LlmTranslation]
 TranslationResult = Outcome[AnalysisText]
 
 
-class Translator:
+class Translator(StructuredWriter):
     """Translates analyses through an OpenAI-compatible chat endpoint. Building it sends nothing."""
-
-    def __init__(
-        self,
-        client: LlmClient,
-        settings: DigestSettings,
-        *,
-        clock: Clock = utc_now,
-        boundary_factory: Callable[[], str] = new_boundary,
-    ) -> None:
-        self._client = client
-        self._llm = settings.llm
-        self._repository = settings.repository
-        self._clock = clock
-        self._boundary_factory = boundary_factory
-        self.mode = settings.llm.output_mode
-
-    @property
-    def name(self) -> str:
-        return llm_analyzer_name(self._llm.model)
 
     def system(self, source: LanguageCode, target: LanguageCode) -> str:
         """The static instructions for one pair of languages: the same for every commit."""
@@ -179,9 +157,7 @@ class Translator:
     def request_body(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> dict[str, Any]:
         """The request translating ``analysis``'s own wording into ``target``."""
         wording = source_json(analysis.text())
-        boundary = self._boundary_factory()
-        while boundary in wording or boundary in commit.title:  # a guessed boundary must not close the data
-            boundary = new_boundary()
+        boundary = self.boundary(wording, commit.title)
         user = render(
             "translate.j2",
             boundary=boundary,
@@ -204,11 +180,8 @@ class Translator:
 
     def result(self, verdict: TranslationVerdict, target: LanguageCode, usage: TokenUsage) -> TranslationResult:
         """The result of a final verdict (an invalid reply here is a failure: no more asking)."""
-        return outcome_of(
-            verdict,
-            usage,
-            max_output_tokens=self._llm.max_output_tokens,
-            stored=lambda translation: Outcome(AnalysisStatus.OK, usage, self.text(translation, target, usage)),
+        return self.outcome(
+            verdict, usage, lambda translation: Outcome(AnalysisStatus.OK, usage, self.text(translation, target, usage))
         )
 
     def translate(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> TranslationResult:
@@ -227,7 +200,7 @@ class Translator:
         provenance = Provenance(
             analyzer=self.name,
             prompt_version=TRANSLATE_PROMPT_VERSION,
-            created_at=self._clock(),
+            created_at=self.clock(),
             language=target,
             usage=usage,
         )

@@ -50,10 +50,6 @@ class IsoWeek:
         return self.monday + timedelta(days=6)
 
     @property
-    def days(self) -> tuple[date, ...]:
-        return tuple(self.monday + timedelta(days=offset) for offset in range(7))
-
-    @property
     def previous(self) -> IsoWeek:
         return IsoWeek.of(self.monday - timedelta(days=7))
 

@@ -9,6 +9,8 @@ from datetime import date
 
 from markupsafe import Markup
 
+from commit_digest.site.calendar import IsoWeek
+
 HOME = "index.md"
 ARCHIVE_INDEX = "archive/index.md"
 PLATFORMS_INDEX = "platforms/index.md"
@@ -32,9 +34,9 @@ def day_page(day: date) -> str:
     return f"days/{day.isoformat()}.md"
 
 
-def week_page(week: object) -> str:
-    """A week's page; ``week`` is an IsoWeek (its id, 2026-W03, is digits and W only)."""
-    return f"weeks/{week}.md"
+def week_page(week: IsoWeek) -> str:
+    """A week's page (its id, 2026-W03, is digits and W only)."""
+    return f"weeks/{week.id}.md"
 
 
 def commit_page(sha: str, repository: str | None = None) -> str:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from commit_digest.models import Commit, PullRequestInfo
+from commit_digest.pr_template import strip_template
 from commit_digest.relations import Relation, RelationKind, Series, relate
 
 VLLM = "vllm-project/vllm"
@@ -469,3 +470,71 @@ def test_a_store_of_fifteen_thousand_commits_relates() -> None:
     relations = relate(commits)
     assert relations.reverted((VLLM, f"{0:040x}"))
     assert kinds(relations.of((VLLM, f"{1:040x}"))) == [(K.FIXES, (VLLM, f"{0:040x}"))]
+
+
+# --- robustness -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "fixes"),
+    [
+        ("<!-- Fixes #500 -->\nA change.", False),
+        ("<!--\nFixes #500\n-->\nA change.", False),
+        ("<details>\n<summary>More</summary>\nFixes #500\n</details>\n", False),
+        ("- [x] Fixes #500", False),
+        ("Signed-off-by: Fixes #500 <dev@example.com>", False),
+        ("FIX #500 (*link existing issues this PR will resolve*)", True),
+        ("## Fixes #500\n\nThe text under it.", True),
+        ("```\nFixes #500\n```", True),
+        ("<!-- markdownlint-disable -->\nFixes #500\n<details>\n- [ ] Fixes #7\n</details>", True),
+        ("Fixes #500 <!-- the issue -->", True),
+    ],
+)
+def test_references_are_read_as_the_template_stripped_text_says(body: str, fixes: bool) -> None:
+    broken = commit("a", "[Core] Refactor (#500)")
+    fix = commit("b", "[Bugfix] Repair (#520)", DAY + timedelta(hours=1), body=body)
+    pre_stripped = commit("c", "[Bugfix] Repair (#521)", DAY + timedelta(hours=1), body=strip_template(body))
+    relations = relate([broken, fix, pre_stripped])
+    assert kinds(relations.of(key(fix))) == ([(K.FIXES, key(broken))] if fixes else [])
+    assert kinds(relations.of(key(pre_stripped))) == kinds(relations.of(key(fix)))
+
+
+def test_revert_cycles_and_long_chains_end() -> None:
+    first = commit("a", "One")
+    second = commit("b", "Two", body=f"This reverts commit {first.sha}.")
+    first = first.model_copy(update={"body": f"This reverts commit {second.sha}."})
+    relations = relate([first, second])
+    assert len(relations.revert_chain(key(first))) <= 2
+    relations.reverted(key(first))  # defined, whatever it is
+
+    chain = [commit("c0", "Base", DAY)]
+    for number in range(1, 2000):
+        chain.append(
+            commit(
+                f"c{number}",
+                f"Undo {number}",
+                DAY + timedelta(minutes=number),
+                body=f"This reverts commit {chain[-1].sha}.",
+            )
+        )
+    relations = relate(chain)
+    assert not relations.reverted(key(chain[-1]))
+    assert relations.reverted(key(chain[-2]))
+    assert relations.reverted(key(chain[0]))  # 1999 reverts after it: an odd number
+    assert len(relations.revert_chain(key(chain[0]))) == 1999
+
+
+def test_the_same_commit_given_twice_relates_once() -> None:
+    broken = commit("a", "[Core] Refactor (#500)")
+    fix = commit("b", "[Bugfix] Repair (#520)", DAY + timedelta(hours=1), body="Fixes #500")
+    relations = relate([broken, fix, fix, broken])
+    assert kinds(relations.of(key(broken))) == [(K.FIXED_BY, key(fix))]
+
+
+def test_a_revert_that_also_fixes_an_issue() -> None:
+    original = commit("a", "[Core] Risky (#10)")
+    revert = commit("b", 'Revert "[Core] Risky (#10)" (#11)', DAY + timedelta(hours=1), body="Fixes #9000\nReverts #10")
+    assert relate([original, revert]).of(key(revert)) == (
+        Relation(K.REVERTS, key(original), (VLLM, 10), original.committed_at),
+        Relation(K.FIXES, None, (VLLM, 9000)),
+    )

@@ -3,6 +3,7 @@ and passed in. Nothing below reads the environment or a global config."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -20,6 +21,7 @@ PLUGIN_NAME = "commit-digest"
 # switch for any plugin); the CLI reads the same block and leaves them out.
 SITE_ONLY_OPTIONS: tuple[str, ...] = ("site_name", "site_description", "days_on_home", "page_size", "enabled")
 Language = Literal["zh", "en"]
+DEFAULT_RELEASE_TAGS = r"^v?\d+(\.\d+)+$"
 
 
 class _Settings(BaseModel):
@@ -73,6 +75,18 @@ class RepositorySettings(_Settings):
     taxonomy: dict[str, Any] | None = None
     branch: str | None = None  # default: the site-wide github.branch, else the default branch
     title: str | None = None  # what the site calls it (default: the name after the owner)
+    # A regular expression (``re.search``) of the tag names that are releases: final releases by
+    # default (v0.11.0, 1.2); widen it to count release candidates (``^v?\d+(\.\d+)+(rc\d+)?$``).
+    release_tags: str = DEFAULT_RELEASE_TAGS
+
+    @field_validator("release_tags")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"{value} is not a regular expression: {error}") from error
+        return value
 
     @property
     def display_name(self) -> str:

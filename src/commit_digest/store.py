@@ -1,7 +1,8 @@
 """The analysis store: the only importer of diskcache.
 
 Values are JSON text (never pickles), one per commit, keyed by repository and sha; beside the
-commits, each week's narrative per platform under keys of its own (``narratives``).
+commits, each week's narrative per platform (``narratives``) and each release tag of a repository
+with the commits it released first (``releases``), under keys of their own.
 Analyses are paid for, so the cache never evicts (``eviction_policy="none"``): a size
 limit only stops culling, it never drops a record. SQLite underneath lets several
 processes read and write at once.
@@ -27,14 +28,16 @@ from commit_digest.leases import Lease
 from commit_digest.merge import merge_records
 from commit_digest.models import Analysis, Commit, CommitRecord
 from commit_digest.narratives import WeekNarrative
+from commit_digest.releases import Release, ordered
 from commit_digest.text_hygiene import clean_record
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.store")
 
 _RECORD_PREFIX = "commit/"
 _NARRATIVE_PREFIX = "narrative/"
+_RELEASE_PREFIX = "release/"
 _META_PREFIX = "meta/"
-# Changes whenever a record or a narrative does: lets a build tell "nothing changed" without
+# Changes whenever a record, a narrative or a release does: lets a build tell "nothing changed" without
 # reading the store.
 _REVISION_KEY = "revision/counter"
 _IDENTITY_KEY = "revision/store-id"
@@ -48,6 +51,10 @@ def record_key(repository: str, sha: str) -> str:
 
 def narrative_key(week: str, platform: str) -> str:
     return f"{_NARRATIVE_PREFIX}{week}/{platform}"
+
+
+def release_key(repository: str, tag: str) -> str:
+    return f"{_RELEASE_PREFIX}{repository}/{tag}"
 
 
 class AnalysisStore:
@@ -183,10 +190,10 @@ class AnalysisStore:
             raise self._error(f"cannot delete {key} from the store", error) from error
 
     def revision(self) -> str:
-        """An opaque token that changes whenever any record or narrative is written or deleted.
+        """An opaque token that changes whenever any record, narrative or release is written or deleted.
 
         It names this store (a random id made when the store was created) and counts its
-        record and narrative writes, so a store deleted and rebuilt never repeats an old token.
+        record, narrative and release writes, so a store deleted and rebuilt never repeats an old token.
         """
         try:
             self._cache.add(_IDENTITY_KEY, uuid.uuid4().hex, retry=True)
@@ -228,6 +235,63 @@ class AnalysisStore:
                 return True
         except sqlite3.Error as error:
             raise self._error(f"cannot write {key} to the store", error) from error
+
+    # -- releases: each release tag and the stored commits it released first --------------
+
+    def release(self, repository: str, tag: str) -> Release | None:
+        key = release_key(repository, tag)
+        text = self._read(key)
+        return None if text is None else self._parse_release(key, text)
+
+    def releases(self, repository: str | None = None) -> Iterator[Release]:
+        """Every stored release (of one repository if named), by repository, then in the order they
+        were tagged (``tagged_at``, a tie by version)."""
+        prefix = _RELEASE_PREFIX if repository is None else release_key(repository, "")
+        found = []
+        for key in self._keys(prefix):
+            text = self._read(key)
+            if text is not None:
+                found.append(self._parse_release(key, text))
+        yield from ordered(found)
+
+    def put_release(self, release: Release) -> bool:
+        """Stores ``release``, replacing the stored one of its tag; True when anything changed (an
+        identical release is not rewritten, so the revision stays)."""
+        key = release_key(*release.key)
+        text = release.model_dump_json()
+        try:
+            with self._cache.transact():
+                if self._read(key) == text:
+                    return False
+                self._write(key, text)
+                return True
+        except sqlite3.Error as error:
+            raise self._error(f"cannot write {key} to the store", error) from error
+
+    def merge_release(self, incoming: Release) -> bool:
+        """Stores ``incoming`` unless its tag is stored already (the store is the working copy: a
+        release in it was placed against at least the commits the durable form knew); True when stored."""
+        key = release_key(*incoming.key)
+        try:
+            with self._cache.transact():
+                if self._read(key) is not None:
+                    return False
+                self._write(key, incoming.model_dump_json())
+                return True
+        except sqlite3.Error as error:
+            raise self._error(f"cannot write {key} to the store", error) from error
+
+    def delete_release(self, repository: str, tag: str) -> bool:
+        """Removes one release (its tag is no longer a release tag); True when it was there."""
+        key = release_key(repository, tag)
+        try:
+            with self._cache.transact():
+                deleted = bool(self._cache.delete(key, retry=True))
+                if deleted:
+                    self._cache.incr(_REVISION_KEY, retry=True)
+                return deleted
+        except sqlite3.Error as error:
+            raise self._error(f"cannot delete {key} from the store", error) from error
 
     # -- metadata: small JSON values the pipeline keeps between runs ---------------------
 
@@ -295,7 +359,7 @@ class AnalysisStore:
 
     def _write(self, key: str, text: str) -> None:
         try:
-            if key.startswith((_RECORD_PREFIX, _NARRATIVE_PREFIX)):
+            if key.startswith((_RECORD_PREFIX, _NARRATIVE_PREFIX, _RELEASE_PREFIX)):
                 with self._cache.transact():
                     self._cache.set(key, text, retry=True)
                     self._cache.incr(_REVISION_KEY, retry=True)
@@ -323,6 +387,12 @@ class AnalysisStore:
     def _parse_narrative(self, key: str, text: str) -> WeekNarrative:
         try:
             return WeekNarrative.model_validate_json(text)
+        except ValidationError as error:
+            raise StoreError(f"{key} in the store at {self.directory} does not match the schema: {error}") from error
+
+    def _parse_release(self, key: str, text: str) -> Release:
+        try:
+            return Release.model_validate_json(text)
         except ValidationError as error:
             raise StoreError(f"{key} in the store at {self.directory} does not match the schema: {error}") from error
 

@@ -16,7 +16,15 @@ github.com writes them), so the real PyGithub client runs against it unchanged::
 Endpoints: ``GET /repos/{o}/{r}``, ``GET /repos/{o}/{r}/commits`` (sha, since, until,
 per_page ≤ 100, page; newest first; filtered on the committer date like GitHub),
 ``GET /repos/{o}/{r}/commits/{ref}`` (files paginated: per_page ≤ 300, page),
-``GET /repos/{o}/{r}/pulls/{n}`` — each also under ``/repositories/{id}/``.
+``GET /repos/{o}/{r}/pulls/{n}``, ``GET /repos/{o}/{r}/tags`` (per_page ≤ 100, page; the tag added
+last first), ``GET /repos/{o}/{r}/compare/{base}...{head}`` (commits paginated: per_page ≤ 1000,
+default 250, oldest first; 404 when the two share no history) — each also under
+``/repositories/{id}/``.
+
+History: a commit's parents are its ``parents``, or when it names none, the commit added before it
+on its branch (a branch scripted as a list is a line of commits; a commit whose ``parents`` name a
+commit of another branch forks from there). ``add_tag(name, ref)`` tags a commit, a branch's tip
+or another tag's commit; compare walks this history like git (merge base, ahead/behind).
 
 Faults: ``queue_fault(path, reply)`` makes the next request(s) to ``path`` (the API path
 without the prefix and query, or ``"*"`` for any path) get ``reply`` instead; replies are
@@ -40,6 +48,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 DOCS_URL = "https://docs.github.com/rest"
 LIST_DEFAULT_PER_PAGE, LIST_MAX_PER_PAGE = 30, 100
 FILES_DEFAULT_PER_PAGE, FILES_MAX_PER_PAGE = 300, 300
+COMPARE_DEFAULT_PER_PAGE, COMPARE_MAX_PER_PAGE = 250, 1000
 
 
 @dataclass
@@ -82,6 +91,7 @@ class FakeRepository:
     default_branch: str = "main"
     branches: dict[str, list[FakeCommit]] = field(default_factory=dict)
     pulls: dict[int, FakePull] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)  # name → sha of the tagged commit
 
     def add_commit(self, commit: FakeCommit, branch: str | None = None) -> FakeCommit:
         self.branches.setdefault(branch or self.default_branch, []).append(commit)
@@ -93,6 +103,41 @@ class FakeRepository:
 
     def commits_on(self, branch: str) -> list[FakeCommit] | None:
         return self.branches.get(branch)
+
+    def add_tag(self, name: str, ref: str) -> str:
+        """Tags the commit ``ref`` names (a sha, a branch's tip, a tag); returns its sha."""
+        commit = self.resolve(ref)
+        assert commit is not None, f"no commit {ref!r} to tag"
+        self.tags[name] = commit.sha
+        return commit.sha
+
+    def resolve(self, ref: str) -> FakeCommit | None:
+        if ref in self.tags:
+            return self.find_commit(self.tags[ref])
+        return self.find_commit(ref)
+
+    def parents_of(self, commit: FakeCommit) -> list[str]:
+        if commit.parents:
+            return list(commit.parents)
+        for commits in self.branches.values():
+            for index, listed in enumerate(commits):
+                if listed.sha == commit.sha:
+                    return [commits[index - 1].sha] if index else []
+        return []
+
+    def ancestors(self, sha: str) -> set[str]:
+        """``sha`` and every commit reachable from it."""
+        seen: set[str] = set()
+        stack = [sha]
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            commit = self.find_commit(current)
+            if commit is not None:
+                stack.extend(self.parents_of(commit))
+        return seen
 
     def find_commit(self, ref: str) -> FakeCommit | None:
         if self.branches.get(ref):
@@ -136,8 +181,7 @@ class Reply:
         return cls(
             status,
             {
-                "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you "
-                "try again.",
+                "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
                 "documentation_url": DOCS_URL,
             },
             {"Retry-After": str(retry_after_seconds)},
@@ -215,9 +259,7 @@ class FakeGithubServer:
     # -- scripting -------------------------------------------------------------------------
 
     def add_repository(self, full_name: str, *, default_branch: str = "main") -> FakeRepository:
-        repository = FakeRepository(
-            full_name, id=1000 + len(self.repositories), default_branch=default_branch
-        )
+        repository = FakeRepository(full_name, id=1000 + len(self.repositories), default_branch=default_branch)
         self.repositories[full_name] = repository
         return repository
 
@@ -280,6 +322,11 @@ class _Router:
             return self._list_commits(repository, query)
         if len(rest) == 2 and rest[0] == "commits":
             return self._commit(repository, rest[1], query)
+        if rest == ["tags"]:
+            return self._list_tags(repository, query)
+        if len(rest) >= 2 and rest[0] == "compare" and "..." in "/".join(rest[1:]):
+            base, _, head = "/".join(rest[1:]).partition("...")
+            return self._compare(repository, base, head, query)
         if len(rest) == 2 and rest[0] == "pulls" and rest[1].isdigit():
             pull = repository.pulls.get(int(rest[1]))
             return Reply(200, self._pull_json(repository, pull)) if pull else _not_found()
@@ -298,16 +345,13 @@ class _Router:
         branch = query.get("sha", repository.default_branch)
         commits = repository.commits_on(branch)
         if commits is None:
-            return Reply(
-                404, {"message": f"No commit found for SHA: {branch}", "documentation_url": DOCS_URL}
-            )
+            return Reply(404, {"message": f"No commit found for SHA: {branch}", "documentation_url": DOCS_URL})
         since = _parse_time(query.get("since"))
         until = _parse_time(query.get("until"))
         selected = [
             commit
             for commit in commits
-            if (since is None or commit.committed_at >= since)
-            and (until is None or commit.committed_at <= until)
+            if (since is None or commit.committed_at >= since) and (until is None or commit.committed_at <= until)
         ]
         # Newest first, like GitHub; a stable sort keeps later-added commits first among equals.
         selected = sorted(reversed(selected), key=lambda commit: commit.committed_at, reverse=True)
@@ -317,6 +361,82 @@ class _Router:
         body = [self._commit_json(repository, commit, files=None) for commit in chunk]
         link = _link_header(
             f"{self.base}/repositories/{repository.id}/commits", query, page, _pages(len(selected), per_page)
+        )
+        return Reply(200, body, {"Link": link} if link else {})
+
+    def _list_tags(self, repository: FakeRepository, query: dict[str, str]) -> Reply:
+        api = f"{self.base}/repos/{repository.full_name}"
+        names = list(reversed(repository.tags))
+        per_page = min(_int(query.get("per_page"), LIST_DEFAULT_PER_PAGE), LIST_MAX_PER_PAGE)
+        page = max(_int(query.get("page"), 1), 1)
+        body = [
+            {
+                "name": name,
+                "commit": {"sha": repository.tags[name], "url": f"{api}/commits/{repository.tags[name]}"},
+                "zipball_url": f"{api}/zipball/refs/tags/{name}",
+                "tarball_url": f"{api}/tarball/refs/tags/{name}",
+                "node_id": f"REF_{name}",
+            }
+            for name in names[(page - 1) * per_page : page * per_page]
+        ]
+        link = _link_header(f"{self.base}/repositories/{repository.id}/tags", query, page, _pages(len(names), per_page))
+        return Reply(200, body, {"Link": link} if link else {})
+
+    def _compare(self, repository: FakeRepository, base_ref: str, head_ref: str, query: dict[str, str]) -> Reply:
+        base, head = repository.resolve(base_ref), repository.resolve(head_ref)
+        if base is None or head is None:
+            return _not_found()
+        base_side, head_side = repository.ancestors(base.sha), repository.ancestors(head.sha)
+        common = base_side & head_side
+        if not common:
+            return Reply(
+                404,
+                {"message": f"No common ancestor between {base_ref} and {head_ref}.", "documentation_url": DOCS_URL},
+            )
+        # The merge base: a common ancestor no other common ancestor descends from.
+        best = [sha for sha in common if not any(sha in repository.ancestors(other) - {other} for other in common)]
+        merge_base = max((repository.find_commit(sha) for sha in best), key=lambda commit: commit.committed_at)
+        order = {commit.sha: index for index, commit in enumerate(c for cs in repository.branches.values() for c in cs)}
+        ahead = sorted(
+            (repository.find_commit(sha) for sha in head_side - base_side),
+            key=lambda commit: (commit.committed_at, order.get(commit.sha, 0)),
+        )
+        behind = len(base_side - head_side)
+        status = (
+            "identical"
+            if not ahead and not behind
+            else "ahead"
+            if not behind
+            else "behind"
+            if not ahead
+            else "diverged"
+        )
+        per_page = min(_int(query.get("per_page"), COMPARE_DEFAULT_PER_PAGE), COMPARE_MAX_PER_PAGE)
+        page = max(_int(query.get("page"), 1), 1)
+        api = f"{self.base}/repos/{repository.full_name}"
+        body = {
+            "url": f"{api}/compare/{base_ref}...{head_ref}",
+            "html_url": f"https://github.com/{repository.full_name}/compare/{base_ref}...{head_ref}",
+            "permalink_url": f"https://github.com/{repository.full_name}/compare/{base.sha}...{head.sha}",
+            "diff_url": f"https://github.com/{repository.full_name}/compare/{base_ref}...{head_ref}.diff",
+            "patch_url": f"https://github.com/{repository.full_name}/compare/{base_ref}...{head_ref}.patch",
+            "base_commit": self._commit_json(repository, base, files=None),
+            "merge_base_commit": self._commit_json(repository, merge_base, files=None),
+            "status": status,
+            "ahead_by": len(ahead),
+            "behind_by": behind,
+            "total_commits": len(ahead),
+            "commits": [
+                self._commit_json(repository, commit, files=None)
+                for commit in ahead[(page - 1) * per_page : page * per_page]
+            ],
+            "files": [],
+        }
+        link = _link_header(
+            f"{self.base}/repositories/{repository.id}/compare/{base_ref}...{head_ref}",
+            query,
+            page,
+            _pages(len(ahead), per_page),
         )
         return Reply(200, body, {"Link": link} if link else {})
 
@@ -426,9 +546,7 @@ class _Router:
             "changes": file.additions + file.deletions,
             "blob_url": f"https://github.com/{repository.full_name}/blob/{commit.sha}/{file.filename}",
             "raw_url": f"https://github.com/{repository.full_name}/raw/{commit.sha}/{file.filename}",
-            "contents_url": (
-                f"{self.base}/repos/{repository.full_name}/contents/{file.filename}?ref={commit.sha}"
-            ),
+            "contents_url": (f"{self.base}/repos/{repository.full_name}/contents/{file.filename}?ref={commit.sha}"),
         }
         if file.patch is not None:
             data["patch"] = file.patch

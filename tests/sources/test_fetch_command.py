@@ -51,7 +51,9 @@ def test_fetch_a_day_then_again(
     assert "3 listed, 0 new, 3 already stored, 0 failed" in capsys.readouterr().out
     with AnalysisStore(cache) as store:
         assert len(store) == 3
-    assert github_env.count() == 3 + 1 + 1
+    # Three details, one listing per run, and each run's release update: one tag listing (no tags).
+    assert github_env.count() == 3 + 1 + 1 + 2
+    assert github_env.count(f"/repos/{REPOSITORY}/tags") == 2
 
 
 def test_without_dates_the_run_continues_from_the_newest_stored_commit(

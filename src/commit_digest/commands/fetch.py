@@ -2,11 +2,15 @@
 
     commit-digest fetch --repo OWNER/NAME [--branch B] [--since DATE] [--until DATE] [--days N]
                         [--tz ZONE] [--source github|git] [--git-dir PATH] [--github-url URL]
-                        [--no-pr] [--no-patch] [--cache DIR] [-f mkdocs.yml]
+                        [--no-pr] [--no-patch] [--no-releases] [--cache DIR] [-f mkdocs.yml]
 
-Exit status: 0 every listed commit is stored, 1 some failed or a rate limit stopped the run
-(what was fetched is kept; run again later), 2 the run could not start (bad option, wrong
-repository, bad token).
+After the commits, the repository's releases are brought up to date (``release_fetch``): new
+release tags become releases and stored commits are placed in the first release that carries
+them. That step failing (a rate limit, the network) is reported and keeps every stored commit.
+
+Exit status: 0 every listed commit is stored and the releases are up to date, 1 some failed or a
+rate limit stopped the run (what was fetched is kept; run again later), 2 the run could not start
+(bad option, wrong repository, bad token).
 """
 
 from __future__ import annotations
@@ -25,9 +29,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from commit_digest.errors import InputError
 from commit_digest.fetch import FetchReport, fetch_commits, window_for_run
+from commit_digest.release_fetch import ReleaseReport, ReleaseSource, update_releases
 from commit_digest.settings import DigestSettings
 from commit_digest.sources.base import CommitSource
+from commit_digest.sources.errors import SourceError
 from commit_digest.sources.window import parse_day, requested_window
+from commit_digest.store import AnalysisStore
 
 from .common import add_common_options, open_store, repository_runs, run_each_repository, settings_from_args
 
@@ -67,6 +74,7 @@ def register(subparsers: Any) -> None:
     )
     add("--no-pr", action="store_true", help="do not fetch pull request descriptions and labels")
     add("--no-patch", action="store_true", help="keep no patches (files marked not-collected)")
+    add("--no-releases", action="store_true", help="do not update the releases (tags) after the commits")
     parser.set_defaults(handler=run)
 
 
@@ -107,7 +115,37 @@ def _run_one(args: argparse.Namespace) -> int:
                 with_pull_requests=settings.github.fetch_pull_requests and not args.no_pr,
                 observer=progress,
             )
-    return _finish(report)
+        releases_ok = True
+        if not args.no_releases:
+            releases_ok = _releases(source, store, settings, report)
+    return max(_finish(report), EXIT_OK if releases_ok else EXIT_PARTIAL)
+
+
+def _releases(source: CommitSource, store: AnalysisStore, settings: DigestSettings, fetched: FetchReport) -> bool:
+    """Updates the releases after the fetch and prints what changed; False when they are not up to date."""
+    if fetched.stopped is not None:
+        print("releases: not updated (the fetch was stopped); the next run updates them", file=sys.stderr)
+        return False
+    outcome = releases_after_fetch(source, store, settings)
+    if isinstance(outcome, SourceError):
+        print(f"releases: failed: {outcome}; every fetched commit is kept", file=sys.stderr)
+        return False
+    print(outcome.summary())
+    return outcome.complete
+
+
+def releases_after_fetch(
+    source: CommitSource, store: AnalysisStore, settings: DigestSettings
+) -> ReleaseReport | SourceError:
+    """The release update of ``settings.repository`` after its commits were fetched from ``source``,
+    or the SourceError (a rate limit, the network, git) that stopped it with nothing stored."""
+    if not isinstance(source, ReleaseSource):
+        raise TypeError(f"{type(source).__name__} cannot list release tags")
+    pattern = settings.repository_settings(settings.repository).release_tags
+    try:
+        return update_releases(source, store, pattern=pattern, branch=settings.github.branch)
+    except SourceError as error:
+        return error
 
 
 def _source(args: argparse.Namespace, settings: DigestSettings) -> CommitSource:

@@ -9,18 +9,25 @@ A clone knows no GitHub logins or pull request descriptions: ``author_login`` an
 A clone only claims to be the repository given, so ``check_identity`` checks the claim before
 anything is stored: its remote URL, or (no remote naming a repository) the root commits
 recorded at the repository's first fetch. ``git_identity`` holds the pure part.
+
+Releases: the clone's tags come from one ``git for-each-ref`` (annotated tags peeled, dated by
+their tagger), and containment is exact: one ``git for-each-ref --contains`` finds the tags that
+contain any commit to place (when there are at most ``CONTAINS_PREFILTER_LIMIT``), then one
+``git rev-list <tag> --not <earlier release tags>`` per such release lists the commits it released
+first. A night with new commits and no new tag runs four git processes.
 """
 
 from __future__ import annotations
 
 import logging
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from commit_digest.errors import StoreError
 from commit_digest.models import Commit, FileChange, FileStatus
+from commit_digest.releases import Release, TagRef
 from commit_digest.sources.base import AUTHOR_NAME_LIMIT, CommitRef, as_utc, cap_patches, split_message
 from commit_digest.sources.errors import CommitFetchError, SourceError
 from commit_digest.sources.git_identity import (
@@ -47,6 +54,20 @@ _STATUS_LETTERS: dict[str, FileStatus] = {
     "C": FileStatus.COPIED,
     "T": FileStatus.CHANGED,
 }
+# More commits to place than this: every release tag is walked instead of asking git first which
+# tags contain any of them (each is one --contains argument).
+CONTAINS_PREFILTER_LIMIT = 1000
+_TAG_FIELDS = "%00".join(
+    (
+        "%(refname:strip=2)",
+        "%(objecttype)",
+        "%(objectname)",
+        "%(*objecttype)",
+        "%(*objectname)",
+        "%(creatordate:unix)",  # the tagger date of an annotated tag, the committer date of a commit
+        "%(committerdate:unix)%(*committerdate:unix)",  # for an annotated tag without a tagger
+    )
+)
 # The same diff for every view of a commit, so their entries line up one to one.
 _DIFF_OPTIONS = ("--format=", "-M", "--diff-merges=first-parent", "--no-color", "--no-ext-diff")
 
@@ -149,6 +170,90 @@ class GitSource:
                 f"({_short(recorded)}): give the right --git-dir, or the --repo this clone holds"
             )
 
+    # -- releases --------------------------------------------------------------------------
+
+    def list_tags(self) -> Iterator[TagRef]:
+        """Every tag of the clone that points (through an annotated tag) at a commit, dated by its
+        tagger when annotated, else by the commit's committer date."""
+        self._check_clone()
+        output = self._git_or_fail("cannot list the tags", "for-each-ref", f"--format={_TAG_FIELDS}", "refs/tags")
+        for line in _text(output).splitlines():
+            name, kind, sha, peeled_kind, peeled, created, committed = line.split("\0")
+            if kind == "tag" and peeled_kind == "commit":
+                sha = peeled
+            elif kind != "commit":
+                logger.debug("%s: tag %s points at a %s, not a commit: not a release", self._repository, name, kind)
+                continue
+            moment = created if created.isdigit() else committed
+            yield TagRef(name, sha, datetime.fromtimestamp(int(moment), UTC) if moment.isdigit() else None)
+
+    def describe_release(self, tag: TagRef, branch: str | None) -> Release:
+        """The record of a release tag, from what the listing said (no git process)."""
+        del branch  # containment is asked of git itself, for any branch
+        if tag.tagged_at is None:
+            raise SourceError(f"tag {tag.name} in the clone at {self.git_dir} has no date")
+        return Release(repository=self._repository, tag=tag.name, sha=tag.sha, tagged_at=tag.tagged_at)
+
+    def is_described(self, release: Release) -> bool:
+        """Always: a clone asks git itself whatever made the release."""
+        del release
+        return True
+
+    def first_releases(self, releases: Sequence[Release], candidates: Mapping[str, datetime]) -> dict[str, str]:
+        """sha → tag of the first of ``releases`` (in order) that contains each candidate commit;
+        commits in none (or unknown to the clone) are left out. Exact: git walks the history."""
+        if not candidates or not releases:
+            return {}
+        known = self._known(sorted({*candidates, *(release.sha for release in releases)}))
+        remaining = known & set(candidates)
+        if not remaining:
+            return {}
+        skipped = self._containing_none(sorted(remaining)) if len(remaining) <= CONTAINS_PREFILTER_LIMIT else set()
+        found: dict[str, str] = {}
+        earlier: list[str] = []
+        for release in releases:
+            if release.sha not in known:  # a release read elsewhere whose commit the clone lacks
+                continue
+            if remaining and release.sha not in skipped:
+                stdin = "\n".join([release.sha, *(f"^{sha}" for sha in earlier)]) + "\n"
+                output = self._git_or_fail(
+                    f"cannot list the commits of tag {release.tag}", "rev-list", "--stdin", input=stdin.encode()
+                )
+                hits = remaining & set(_text(output).split())
+                found.update(dict.fromkeys(hits, release.tag))
+                remaining -= hits
+            earlier.append(release.sha)
+        return found
+
+    def _known(self, shas: Sequence[str]) -> set[str]:
+        """The commits of ``shas`` the clone has (a store may hold commits fetched elsewhere)."""
+        if not shas:
+            return set()
+        stdin = "".join(f"{sha}\n" for sha in shas).encode()
+        output = self._git_or_fail(
+            "cannot look commits up", "cat-file", "--batch-check=%(objectname) %(objecttype)", input=stdin
+        )
+        known = set()
+        for line in _text(output).splitlines():
+            sha, _, kind = line.partition(" ")
+            if kind == "commit":
+                known.add(sha)
+        return known
+
+    def _containing_none(self, shas: Sequence[str]) -> set[str]:
+        """The commits tagged only by tags that contain none of ``shas``: their releases need no walk.
+        A release whose tag was deleted or moved since is not among them, so it is walked."""
+        fields = "%(objectname)%00%(*objectname)"
+        every = self._git_or_fail("cannot list the tags", "for-each-ref", f"--format={fields}", "refs/tags")
+        containing = self._git_or_fail(
+            "cannot list the tags containing new commits",
+            "for-each-ref",
+            f"--format={fields}",
+            *(f"--contains={sha}" for sha in shas),
+            "refs/tags",
+        )
+        return _peeled(every) - _peeled(containing)
+
     # -- checking the clone ------------------------------------------------------------------
 
     def _check_clone(self) -> bool:
@@ -229,22 +334,28 @@ class GitSource:
 
     # -- running git -----------------------------------------------------------------------
 
-    def _git_or_fail(self, what: str, *arguments: str) -> bytes:
+    def _git_or_fail(self, what: str, *arguments: str, input: bytes | None = None) -> bytes:
         try:
-            return self._git(*arguments)
+            return self._git(*arguments, input=input)
         except subprocess.CalledProcessError as error:
             raise SourceError(f"{what} in {self.git_dir}: {_stderr(error)}") from None
 
-    def _git(self, *arguments: str) -> bytes:
+    def _git(self, *arguments: str, input: bytes | None = None) -> bytes:
         try:
             completed = subprocess.run(
                 ["git", "-C", str(self.git_dir), "-c", "core.quotepath=off", *arguments],
                 capture_output=True,
                 check=True,
+                input=input,
             )
         except FileNotFoundError:
             raise SourceError("git is not installed (needed by --source git)") from None
         return completed.stdout
+
+
+def _peeled(for_each_ref: bytes) -> set[str]:
+    """The commits named by ``%(objectname)%00%(*objectname)`` lines (an annotated tag peeled)."""
+    return {peeled or sha for sha, _, peeled in (line.partition("\0") for line in _text(for_each_ref).splitlines())}
 
 
 def _recorded_roots(value: object, key: str) -> list[str] | None:

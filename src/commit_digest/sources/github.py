@@ -6,23 +6,40 @@ source sends nothing) and with its own retry disabled: ``retry.Retrier`` decides
 
 Requests per run: one per 100 listed commits, one per detailed commit (plus one per further
 300 files), and one per pull request named in a title.
+
+Releases — requests per run: one per 100 tags listed; then, only when some release tag is new (or
+moved), one for the repository's default branch (none when a branch is configured) and one
+compare per new release tag. Tags already stored cost nothing again: a night with no new tag
+sends the tag listing only. (A stored release made from a clone is compared once, the first time
+commits are placed with this source; a tag sharing no history with the branch costs one more
+request, for its commit's date.)
+
+Containment rule: ``compare(<tagged commit>, <branch>)`` gives the merge base F of the tag and
+the branch (the branch point, stored with the release), the tagged commit's committer date (the
+release's ``tagged_at``) and the branch commits after F, oldest first, of which the first page
+(``COMPARE_PAGE_SIZE``) is read. A stored commit is in the tag when it is F, or it is not one of
+the branch commits after F and was committed at or before F: exact for the listed page,
+date-based beyond it (see ``releases.contained_by_branch_point``). Later runs place newly stored
+commits with the stored branch points alone, sending nothing.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
 import requests.exceptions
 from github import Auth, Consts, Github, GithubException
 from github.Commit import Commit as GithubCommit
+from github.Comparison import Comparison
 from github.File import File as GithubFile
 from github.PaginatedList import PaginatedList
 
 from commit_digest.models import Commit, FileChange, FileStatus, PullRequestInfo
+from commit_digest.releases import BranchPoint, Release, TagRef, first_releases_by_branch_points
 from commit_digest.settings import GithubSettings
 from commit_digest.sources.base import (
     AUTHOR_NAME_LIMIT,
@@ -43,6 +60,9 @@ T = TypeVar("T")
 DEFAULT_API_URL = Consts.DEFAULT_BASE_URL
 LIST_PAGE_SIZE = 100  # the API's maximum: a day of a busy repository is one request
 FILES_PAGE_SIZE = 300  # the maximum for the files of one commit
+# The branch commits after a tag's branch point read per compare: the ones nearest the branch point,
+# where a commit time out of order would matter. (The first page also carries up to 300 changed files.)
+COMPARE_PAGE_SIZE = 100
 REQUEST_TIMEOUT_SECONDS = 30
 
 _RETRYABLE: tuple[type[BaseException], ...] = (
@@ -99,6 +119,7 @@ class GithubSource:
             lazy=True,
         )
         self._repo = self._github.get_repo(repository)
+        self._default_branch: str | None = None
         self.retrier = Retrier(
             max_retries=settings.max_retries,
             max_rate_limit_wait=settings.max_rate_limit_wait_seconds,
@@ -196,8 +217,9 @@ class GithubSource:
 
     def _pull_request(self, number: int) -> PullRequestInfo | None:
         try:
-            pull = self._call(f"pull request #{number} of {self._repository}",
-                              lambda: self._repo.get_pull(number).complete())
+            pull = self._call(
+                f"pull request #{number} of {self._repository}", lambda: self._repo.get_pull(number).complete()
+            )
         except GithubException as error:
             if error.status == 404:
                 # "(#123)" may name an issue, or a pull request of another repository.
@@ -209,6 +231,88 @@ class GithubSource:
             description=(pull.body or "")[:PULL_REQUEST_DESCRIPTION_LIMIT],
             labels=tuple(label.name for label in pull.labels),
         )
+
+    # -- releases --------------------------------------------------------------------------
+
+    def list_tags(self) -> Iterator[TagRef]:
+        """Every tag with the commit it points at (GitHub peels annotated tags); no dates."""
+        what = f"the tags of {self._repository}"
+        try:
+            for tag in self._pages(what, self._repo.get_tags()):
+                yield TagRef(tag.name, tag.commit.sha)
+        except GithubException as error:
+            raise self._request_error(error, what) from None
+
+    def describe_release(self, tag: TagRef, branch: str | None) -> Release:
+        """The record of a release tag, with its branch point on ``branch`` (the default branch when
+        None): one compare request (plus one for the default branch's name, once per run)."""
+        head = branch or self._default_branch_name()
+        what = f"the comparison of tag {tag.name} with {head} in {self._repository}"
+
+        def compared() -> Comparison:
+            comparison = self._repo.compare(tag.sha, head, comparison_commits_per_page=COMPARE_PAGE_SIZE)
+            comparison.status  # noqa: B018 -- the one request: the first page of commits comes with it
+            return comparison
+
+        try:
+            comparison = self._call(what, compared)
+        except GithubException as error:
+            if error.status == 404:  # "No common ancestor between …": both exist, they were just listed
+                return self._unrelated_release(tag, head)
+            raise self._request_error(error, what) from None
+        merge_base = comparison.merge_base_commit
+        point_at = as_utc(merge_base.commit.committer.date)
+        # The first page only, which arrived with the comparison: reading it sends nothing.
+        first_page = len(comparison.raw_data.get("commits") or ())
+        later = [
+            listed.sha
+            for listed in itertools.islice(comparison.commits, first_page)
+            if as_utc(listed.commit.committer.date) <= point_at
+        ]
+        return Release(
+            repository=self._repository,
+            tag=tag.name,
+            sha=tag.sha,
+            tagged_at=as_utc(comparison.base_commit.commit.committer.date),
+            branch_point=BranchPoint(branch=head, sha=merge_base.sha, committed_at=point_at, later=tuple(later)),
+        )
+
+    def is_described(self, release: Release) -> bool:
+        """Whether the release carries what this source places commits with (a branch point)."""
+        return release.branch_point is not None
+
+    def first_releases(self, releases: Sequence[Release], candidates: Mapping[str, datetime]) -> dict[str, str]:
+        """sha → tag of the first release that contains each candidate, by the stored branch points
+        (no request)."""
+        return first_releases_by_branch_points(releases, candidates)
+
+    def _unrelated_release(self, tag: TagRef, head: str) -> Release:
+        what = f"commit {tag.sha[:12]} of tag {tag.name} in {self._repository}"
+        try:
+            tagged_at = self._call(what, lambda: self._repo.get_commit(tag.sha).commit.committer.date)
+        except GithubException as error:
+            raise self._request_error(error, what) from None
+        return Release(
+            repository=self._repository,
+            tag=tag.name,
+            sha=tag.sha,
+            tagged_at=as_utc(tagged_at),
+            branch_point=BranchPoint(branch=head, sha=None, committed_at=None),
+        )
+
+    def _default_branch_name(self) -> str:
+        if self._default_branch is None:
+            what = f"the default branch of {self._repository}"
+            try:
+                self._default_branch = self._call(what, lambda: self._repo.default_branch)
+            except GithubException as error:
+                raise self._request_error(error, what) from None
+        return self._default_branch
+
+    def _request_error(self, error: GithubException, what: str) -> SourceError:
+        if error.status == 401:
+            return SourceError(f"GitHub rejected the token for {self._repository} (401): check GITHUB_TOKEN")
+        return SourceError(f"cannot read {what} at {self.api_url}: HTTP {error.status} {_message_of(error)}")
 
     # -- requests under the retry policy ---------------------------------------------------
 
@@ -234,4 +338,3 @@ class GithubSource:
         while (item := self._call(what, next_item)) is not end:
             produced += 1
             yield item
-

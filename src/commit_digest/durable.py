@@ -7,7 +7,13 @@ night's change is a small diff: the new month's file grows, the rest stay untouc
 Layout: ``<dir>/<owner>/<name>/<YYYY-MM>.jsonl`` (month of the landing time in UTC, so the
 layout does not move when the site's time zone changes), ``<dir>/narratives/<YYYY>.jsonl`` (the
 weeks' narratives by ISO year of their week, one line each, ordered by week and platform: two
-levels deep, so they never mix with a repository's files) and ``<dir>/manifest.json``.
+levels deep, so they never mix with a repository's files), ``<dir>/releases/<owner>.<name>.jsonl``
+(a repository's releases, one line each in the order they were tagged, also two levels deep; a
+GitHub owner has no dot, so the name is unambiguous) and ``<dir>/manifest.json``.
+
+Releases are saved so that a lost store does not spend the API requests that found them again.
+A release file is the whole truth of its repository's releases: a file no release is saved to any
+more (its tags no longer match ``release_tags``) is removed.
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ from commit_digest.errors import InputError
 from commit_digest.exchange import InputProblems, read_all_records, record_line, record_order
 from commit_digest.models import CommitRecord
 from commit_digest.narratives import WeekNarrative
+from commit_digest.releases import Release, release_order
 from commit_digest.store import AnalysisStore
 
 MANIFEST = "manifest.json"
 NARRATIVES_DIR = "narratives"
+RELEASES_DIR = "releases"
 _RESTORED_META = "durable-restored-digest"
 
 
@@ -40,6 +48,7 @@ class SaveResult:
     records: int
     digest: str
     narratives: int = 0
+    releases: int = 0
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,8 @@ class RestoreResult:
     skipped: bool  # the store already holds this durable form
     narratives: int = 0
     narratives_changed: int = 0
+    releases: int = 0
+    releases_added: int = 0
 
 
 def month_file(directory: Path, record: CommitRecord) -> Path:
@@ -65,14 +76,28 @@ def narrative_line(narrative: WeekNarrative) -> str:
     return json.dumps(narrative.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+def release_file(directory: Path, release: Release) -> Path:
+    owner, name = release.repository.split("/", 1)
+    return directory / RELEASES_DIR / f"{owner}.{name}.jsonl"
+
+
+def release_line(release: Release) -> str:
+    return json.dumps(release.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def _is_narrative_file(directory: Path, path: Path) -> bool:
     parts = path.relative_to(directory).parts
     return len(parts) == 2 and parts[0] == NARRATIVES_DIR
 
 
+def _is_release_file(directory: Path, path: Path) -> bool:
+    parts = path.relative_to(directory).parts
+    return len(parts) == 2 and parts[0] == RELEASES_DIR
+
+
 def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
-    """Writes every record of the store into month files and every narrative into year files;
-    unchanged files are not touched."""
+    """Writes every record of the store into month files, every narrative into year files and every
+    release into its repository's file; unchanged files are not touched."""
     texts: dict[Path, str] = {}
     by_file: dict[Path, list[CommitRecord]] = defaultdict(list)
     for record in store.records():
@@ -88,6 +113,21 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     for path, items in by_year.items():
         narratives += len(items)
         texts[path] = "".join(narrative_line(item) + "\n" for item in sorted(items, key=lambda item: item.key))
+    by_repository: dict[Path, list[Release]] = defaultdict(list)
+    for release in store.releases():
+        by_repository[release_file(directory, release)].append(release)
+    releases = 0
+    for path, items in by_repository.items():
+        releases += len(items)
+        ordered_items = sorted(items, key=lambda item: (item.repository, release_order(item), item.tag))
+        texts[path] = "".join(release_line(item) + "\n" for item in ordered_items)
+    stale = [
+        path
+        for path in (directory / RELEASES_DIR).glob("*.jsonl")
+        if path not in texts and _is_release_file(directory, path)
+    ]
+    for path in stale:
+        path.unlink()
     written = unchanged = 0
     digests = {}
     for path in sorted(texts):
@@ -102,6 +142,8 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     manifest: dict[str, object] = {"format": 1, "records": total, "files": digests, "digest": digest}
     if narratives:
         manifest["narratives"] = narratives
+    if releases:
+        manifest["releases"] = releases
     manifest_text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
     manifest_path = directory / MANIFEST
     if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != manifest_text:
@@ -109,16 +151,21 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     # The store now matches this durable form: the next restore can skip the work.
     store.set_meta(_RESTORED_META, digest)
     return SaveResult(
-        files_written=written, files_unchanged=unchanged, records=total, digest=digest, narratives=narratives
+        files_written=written,
+        files_unchanged=unchanged,
+        records=total,
+        digest=digest,
+        narratives=narratives,
+        releases=releases,
     )
 
 
 def restore_durable(store: AnalysisStore, directory: Path) -> RestoreResult:
     """Merges the durable form into the store (missing or older store: nothing paid is lost).
 
-    Merging keeps the more valuable analysis of each commit and the newer narrative of each week
-    and platform, so restoring into a store that is newer than the durable form changes nothing
-    that matters.
+    Merging keeps the more valuable analysis of each commit, the newer narrative of each week
+    and platform, and the stored release of each tag (a release the store lacks is added), so
+    restoring into a store that is newer than the durable form changes nothing that matters.
     """
     manifest_path = directory / MANIFEST
     if not manifest_path.exists():
@@ -130,26 +177,40 @@ def restore_durable(store: AnalysisStore, directory: Path) -> RestoreResult:
         raise InputError(f"{manifest_path} is not a commit-digest manifest: {error}") from error
     try:
         listed_records, listed_narratives = int(manifest.get("records", 0)), int(manifest.get("narratives", 0))
+        listed_releases = int(manifest.get("releases", 0))
     except (ValueError, TypeError) as error:
-        raise InputError(f"{manifest_path}: the records or narratives count is not a number: {error}") from error
+        raise InputError(
+            f"{manifest_path}: the records, narratives or releases count is not a number: {error}"
+        ) from error
     if (
         store.get_meta(_RESTORED_META) == digest
         and len(store) >= listed_records
         and sum(1 for _ in store.narratives()) >= listed_narratives
+        and sum(1 for _ in store.releases()) >= listed_releases
     ):
-        return RestoreResult(records=listed_records, changed=0, skipped=True, narratives=listed_narratives)
+        return RestoreResult(
+            records=listed_records,
+            changed=0,
+            skipped=True,
+            narratives=listed_narratives,
+            releases=listed_releases,
+        )
     files = sorted(path for path in directory.rglob("*.jsonl"))
     # Parse everything before writing anything: a bad file leaves the store as it was.
     batches = []
     narratives = []
+    releases = []
     for path in files:
         with path.open(encoding="utf-8") as lines:
             if _is_narrative_file(directory, path):
                 narratives.extend(read_all_narratives(lines, source=str(path)))
+            elif _is_release_file(directory, path):
+                releases.extend(read_all_releases(lines, source=str(path)))
             else:
                 batches.append(read_all_records(lines, source=str(path)))
     changed = sum(store.merge_all(batch) for batch in batches)
     narratives_changed = sum(store.merge_narrative(narrative) for narrative in narratives)
+    releases_added = sum(store.merge_release(release) for release in releases)
     store.set_meta(_RESTORED_META, digest)
     return RestoreResult(
         records=sum(len(batch) for batch in batches),
@@ -157,6 +218,8 @@ def restore_durable(store: AnalysisStore, directory: Path) -> RestoreResult:
         skipped=False,
         narratives=len(narratives),
         narratives_changed=narratives_changed,
+        releases=len(releases),
+        releases_added=releases_added,
     )
 
 
@@ -173,6 +236,21 @@ def read_all_narratives(lines: Iterable[str], *, source: str) -> list[WeekNarrat
             problems.add_invalid(source, number, error)
     problems.raise_if_any()
     return narratives
+
+
+def read_all_releases(lines: Iterable[str], *, source: str) -> list[Release]:
+    """Every release of a repository's file, or an InputError listing every bad line."""
+    problems = InputProblems()
+    releases = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            releases.append(Release.model_validate_json(line))
+        except ValidationError as error:
+            problems.add_invalid(source, number, error)
+    problems.raise_if_any()
+    return releases
 
 
 def _digest_of(file_digests: dict[str, str]) -> str:

@@ -1,8 +1,9 @@
 """`nightly`: the whole night in one command, as the workflow runs it.
 
-restore the store from its durable form → fetch since the last stored commit → analyse what
-is not analysed → narrate the completed weeks that have no narrative (LLM only) → save the
-durable form → `mkdocs build --strict`.
+restore the store from its durable form → fetch since the last stored commit → update the
+releases (new release tags, the commits each released first) → analyse what is not analysed →
+narrate the completed weeks that have no narrative (LLM only) → save the durable form →
+`mkdocs build --strict`.
 
 A step that fails (rate limit, LLM outage, GitHub down) is reported and the night goes on:
 what is stored is still published. Exit status 0: complete; 1: partial (published, but
@@ -38,6 +39,7 @@ from commit_digest.commands.common import (
 from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import DigestSettings
+from commit_digest.sources.base import CommitSource
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy, load_taxonomy
 
@@ -101,7 +103,20 @@ def run_nightly(args: argparse.Namespace) -> int:
             taxonomy = load_taxonomy(own.taxonomy, own.taxonomy_file)
             suffix = f" {own.repository}" if len(runs) > 1 else ""
             if not args.no_fetch:
-                _step(night, console, "fetch" + suffix, lambda report, own=own: _fetch(store, own, args, report))
+                fetched: list[CommitSource] = []  # the source of a fetch that ran to its end
+                _step(
+                    night,
+                    console,
+                    "fetch" + suffix,
+                    lambda report, own=own, fetched=fetched: _fetch(store, own, args, report, fetched),
+                )
+                if fetched:
+                    _step(
+                        night,
+                        console,
+                        "releases" + suffix,
+                        lambda report, own=own, source=fetched[0]: _releases(store, own, source, report),
+                    )
             _step(
                 night,
                 console,
@@ -148,9 +163,17 @@ def _restore(store: AnalysisStore, durable_dir: Path, report: StepReport) -> Non
         report.lines.append(f"merged {result.records} records from {durable_dir}: {result.changed} new or better")
         if result.narratives:
             report.lines.append(f"merged {_narratives(result.narratives)}: {result.narratives_changed} new or newer")
+        if result.releases:
+            report.lines.append(f"merged {_releases_count(result.releases)}: {result.releases_added} not in the store")
 
 
-def _fetch(store: AnalysisStore, settings: DigestSettings, args: argparse.Namespace, report: StepReport) -> None:
+def _fetch(
+    store: AnalysisStore,
+    settings: DigestSettings,
+    args: argparse.Namespace,
+    report: StepReport,
+    fetched_from: list[CommitSource],
+) -> None:
     from commit_digest.commands.fetch import make_source
     from commit_digest.fetch import fetch_commits, window_for_run
     from commit_digest.legacy.reconcile import reconcile_placeholders
@@ -180,6 +203,21 @@ def _fetch(store: AnalysisStore, settings: DigestSettings, args: argparse.Namesp
     if reconciled:
         report.lines.append(f"matched {reconciled} legacy placeholder commits with their real commits")
     report.ok = fetched.complete
+    if fetched.stopped is None:  # a rate limit that stopped the fetch would stop the releases too
+        fetched_from.append(source)
+
+
+def _releases(store: AnalysisStore, settings: DigestSettings, source: CommitSource, report: StepReport) -> None:
+    """New release tags and the commits each released first; a failure keeps every stored commit."""
+    from commit_digest.commands.fetch import releases_after_fetch
+
+    outcome = releases_after_fetch(source, store, settings)
+    if isinstance(outcome, Exception):
+        report.ok = False
+        report.lines.append(f"failed: {outcome}; the next night retries")
+        return
+    report.lines.append(outcome.summary())
+    report.ok = outcome.complete
 
 
 def _analyse(
@@ -243,11 +281,16 @@ def _narratives(count: int) -> str:
     return f"{count} week narrative" + ("" if count == 1 else "s")
 
 
+def _releases_count(count: int) -> str:
+    return f"{count} release" + ("" if count == 1 else "s")
+
+
 def _save(store: AnalysisStore, durable_dir: Path, report: StepReport) -> None:
     result = save_durable(store, durable_dir)
-    narratives = f" and {_narratives(result.narratives)}" if result.narratives else ""
+    narratives = f", {_narratives(result.narratives)}" if result.narratives else ""
+    releases = f", {_releases_count(result.releases)}" if result.releases else ""
     report.lines.append(
-        f"{result.records} records{narratives} in {durable_dir}: {result.files_written} files written, "
+        f"{result.records} records{narratives}{releases} in {durable_dir}: {result.files_written} files written, "
         f"{result.files_unchanged} unchanged"
     )
 

@@ -170,8 +170,9 @@ def test_the_fetch_command_with_a_clone_picks_releases_up(
 
     assert main(arguments) == 0
 
-    out = capsys.readouterr().out
-    assert f"{REPOSITORY}: 5 new releases (v0.1.0, v0.1.1, v0.2.0, v0.3.0rc1, v0.3.0), 6 commits placed" in out
+    fetched, releases = capsys.readouterr().out.splitlines()  # the commits, then the releases
+    assert "7 listed, 7 new" in fetched
+    assert releases == f"{REPOSITORY}: 5 new releases (v0.1.0, v0.1.1, v0.2.0, v0.3.0rc1, v0.3.0), 6 commits placed"
     with AnalysisStore(tmp_path / "cache") as store:
         assert {release.tag: len(release.commits) for release in store.releases()} == {
             "v0.1.0": 2,

@@ -115,10 +115,10 @@ def _run_one(args: argparse.Namespace) -> int:
                 with_pull_requests=settings.github.fetch_pull_requests and not args.no_pr,
                 observer=progress,
             )
-        releases_ok = True
-        if not args.no_releases:
-            releases_ok = _releases(source, store, settings, report)
-    return max(_finish(report), EXIT_OK if releases_ok else EXIT_PARTIAL)
+        code = _finish(report)
+        if not args.no_releases and not _releases(source, store, settings, report):
+            code = max(code, EXIT_PARTIAL)
+    return code
 
 
 def _releases(source: CommitSource, store: AnalysisStore, settings: DigestSettings, fetched: FetchReport) -> bool:

@@ -26,6 +26,7 @@ from commit_digest import api
 from commit_digest.errors import CommitDigestError
 from commit_digest.models import CommitRecord
 from commit_digest.narratives import WeekNarrative
+from commit_digest.releases import Release
 from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
@@ -33,7 +34,13 @@ from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
 from commit_digest.site.feeds import Feed, site_feeds
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.followed import followed_repositories, site_last_fetch, site_records, site_taxonomy
+from commit_digest.site.followed import (
+    followed_repositories,
+    site_last_fetch,
+    site_records,
+    site_releases,
+    site_taxonomy,
+)
 from commit_digest.site.i18n import Texts
 from commit_digest.site.incremental import (
     BuildManifest,
@@ -69,6 +76,8 @@ _NAV_PAGES = frozenset(
         paths.SUBSYSTEMS_INDEX,
         paths.REPOSITORIES_INDEX,
         paths.SUBSCRIBE,
+        paths.IMPACT_INDEX,
+        paths.RELEASES_INDEX,
     }
 )
 
@@ -299,29 +308,31 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
     def _site_index(self) -> SiteIndex:
         if self._index is None:
             assert self.settings is not None and self.taxonomy is not None
-            records, narratives, self._revision, self._last_fetch = self._read_store(self.settings)
+            records, narratives, releases, self._revision, self._last_fetch = self._read_store(self.settings)
             index = build_index(
                 records,
                 repositories=self.repositories,
                 zone=self.settings.zone,
                 taxonomy=self.taxonomy,
                 language=self.settings.language,
+                releases=releases,
             )
             self._index = dataclasses.replace(index, narratives=site_narratives(narratives, self.settings.language))
         return self._index
 
     def _read_store(
         self, settings: DigestSettings
-    ) -> tuple[list[CommitRecord], list[WeekNarrative], str | None, datetime | None]:
-        """The records, the weeks' narratives, the store's revision and when a fetch last
-        completed without error."""
+    ) -> tuple[list[CommitRecord], list[WeekNarrative], list[Release], str | None, datetime | None]:
+        """The records, the weeks' narratives, the releases, the store's revision and when a fetch
+        last completed without error."""
         if not settings.cache_dir.is_dir():
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
-            return [], [], None, None
+            return [], [], [], None, None
         with AnalysisStore(settings.cache_dir) as store:
             return (
                 list(site_records(store, settings)),
                 list(store.narratives()),
+                list(site_releases(store, settings)),
                 store.revision(),
                 site_last_fetch(store, settings),
             )
@@ -348,6 +359,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             {str(texts("nav_home")): paths.HOME},
             {str(texts("nav_archive")): paths.ARCHIVE_INDEX},
             {str(texts("nav_weeks")): paths.WEEKS_INDEX},
+            {str(texts("nav_impact")): paths.IMPACT_INDEX},
+            {str(texts("nav_releases")): paths.RELEASES_INDEX},
             {str(texts("nav_platforms")): paths.PLATFORMS_INDEX},
             {str(texts("nav_subsystems")): paths.SUBSYSTEMS_INDEX},
         ]

@@ -78,6 +78,22 @@ class RepositorySettings(_Settings):
     # A regular expression (``re.search``) of the tag names that are releases: final releases by
     # default (v0.11.0, 1.2); widen it to count release candidates (``^v?\d+(\.\d+)+(rc\d+)?$``).
     release_tags: str = DEFAULT_RELEASE_TAGS
+    # Changes to the rules that find operator changes in this repository's diffs (its env-table
+    # files, the names of its environment variables, its engine-argument classes, dependency
+    # files…; see impact/rules.py): a key given replaces that rule's default, which fits vLLM.
+    impact: dict[str, Any] | None = None
+
+    @field_validator("impact")
+    @classmethod
+    def _impact_rules(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            from commit_digest.impact.rules import impact_rules  # the rules import nothing of ours
+
+            try:
+                impact_rules(value)
+            except (ValidationError, ValueError) as error:
+                raise ValueError(f"impact: {error}") from error
+        return value
 
     @field_validator("release_tags")
     @classmethod

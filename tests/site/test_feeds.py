@@ -282,7 +282,8 @@ def test_feeds_are_announced_on_their_pages() -> None:
         "feeds/subsystems/moe.xml"
     ]
     assert feeds_of_page(feeds, paths.day_page(index.days[0].date)) == []
-    assert len(feeds) == 2 + len(index.by_platform) + len(index.by_subsystem)
+    assert [feed.path for feed in feeds_of_page(feeds, paths.IMPACT_INDEX)] == ["feeds/impact.xml"]
+    assert len(feeds) == 3 + len(index.by_platform) + len(index.by_subsystem)
 
 
 def test_links_follow_the_url_form_and_fall_back_to_root_relative_without_site_url() -> None:

@@ -184,6 +184,8 @@ def test_navigation_lists_sections_never_days_or_commits(zh_site: BuiltSite) -> 
         "首页",
         "归档",
         "周报",
+        "运维影响",
+        "发布",
         "平台",
         "子系统",
         "搜索",

@@ -27,6 +27,7 @@ from commit_digest.models import Importance
 from commit_digest.site import paths
 from commit_digest.site.escape import title_plain
 from commit_digest.site.i18n import Texts
+from commit_digest.site.impact_view import change_text
 from commit_digest.site.model import UNANALYSED, SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
 from commit_digest.taxonomy import Taxonomy
@@ -34,7 +35,7 @@ from commit_digest.taxonomy import Taxonomy
 FEEDS_DIR = "feeds"
 FEED_SIZE = 50  # entries per feed: the newest commits
 GENERATOR = "commit-digest"
-FEED_KINDS = ("all", "high", "platforms", "subsystems", "repositories")
+FEED_KINDS = ("all", "high", "impact", "platforms", "subsystems", "repositories")
 _ATOM = "http://www.w3.org/2005/Atom"
 # BCP 47 tags of the site's languages (xml:lang).
 _LANGUAGE_TAGS = {"zh": "zh-CN", "en": "en"}
@@ -79,7 +80,7 @@ def page_url(src_uri: str, site_url: str | None, directory_urls: bool = True) ->
 
 def feed_path(kind: str, label_id: str | None = None) -> str:
     """Where a feed lives under the site's root; ``label_id`` for platforms, subsystems and repositories."""
-    if kind in ("all", "high"):
+    if kind in ("all", "high", "impact"):
         return f"{FEEDS_DIR}/{kind}.xml"
     if kind not in _LABEL_TERMS or not label_id:
         raise ValueError(f"no feed of kind {kind!r} for {label_id!r}")
@@ -109,6 +110,7 @@ def site_feeds(index: SiteIndex, taxonomy: Taxonomy, options: SiteOptions) -> li
     feeds = [
         Feed(feed_path("all"), "all", None, paths.HOME, texts("feed_all").unescape()),
         Feed(feed_path("high"), "high", None, paths.HOME, texts("feed_high").unescape()),
+        Feed(feed_path("impact"), "impact", None, paths.IMPACT_INDEX, texts("impact_feed").unescape()),
     ]
     for kind in _label_kinds(index):
         for label_id in _listing(index, kind):
@@ -134,6 +136,8 @@ def feed_commits(index: SiteIndex, feed: Feed) -> list[SiteCommit]:
         found: Iterable[SiteCommit] = _newest(index)
     elif feed.kind == "high":
         found = (item for item in _newest(index) if item.group == Importance.HIGH.value)
+    elif feed.kind == "impact":
+        found = (item for item in _newest(index) if index.facts.impact(item).changes)
     else:
         found = _listing(index, feed.kind).get(feed.label_id or "", ())
     return list(islice(found, FEED_SIZE))
@@ -261,6 +265,9 @@ class _Writer:
         """Plain text: the facts line, then the analysis's summary paragraphs (in the site's
         language, or marked with the language they were written in), or why there is none."""
         parts = [self._facts(item)]
+        changes = self.index.facts.impact(item).changes
+        if changes:
+            parts.append("\n".join("• " + change_text(change, self.texts) for change in changes))
         analysis = item.analysis
         if analysis is None or not analysis.ok:
             status = item.status.value

@@ -7,7 +7,9 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from commit_digest.fetch import last_fetch_time
+from commit_digest.impact.rules import impact_rules
 from commit_digest.models import CommitRecord
+from commit_digest.releases import Release
 from commit_digest.settings import DigestSettings
 from commit_digest.site.model import SiteRepository
 from commit_digest.store import AnalysisStore
@@ -34,7 +36,11 @@ def followed_repositories(settings: DigestSettings, site: Taxonomy) -> tuple[Sit
         )
         followed.append(
             SiteRepository(
-                name=repository.name, title=repository.display_name, taxonomy=own, platforms=repository.platforms
+                name=repository.name,
+                title=repository.display_name,
+                taxonomy=own,
+                platforms=repository.platforms,
+                impact_rules=impact_rules(repository.impact) if repository.impact else None,
             )
         )
     return tuple(followed)
@@ -50,3 +56,8 @@ def site_last_fetch(store: AnalysisStore, settings: DigestSettings) -> datetime 
     times = [last_fetch_time(store, name) for name in settings.repository_names]
     known = [time for time in times if time is not None]
     return min(known) if known and len(known) == len(times) else None
+
+
+def site_releases(store: AnalysisStore, settings: DigestSettings) -> Iterator[Release]:
+    for name in settings.repository_names:
+        yield from store.releases(name)

@@ -106,8 +106,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     ),
     "failure_note": (
         "较新的一次分析尝试（{analyzer}，{time}）状态为{status}，此处显示的是之前的分析。原因：",
-        "A newer analysis attempt ({analyzer}, {time}) ended {status}; "
-        "the analysis shown is the earlier one. Reason:",
+        "A newer analysis attempt ({analyzer}, {time}) ended {status}; the analysis shown is the earlier one. Reason:",
     ),
     "previous_commit": ("← 上一个提交", "← Previous commit"),
     "next_commit": ("下一个提交 →", "Next commit →"),
@@ -394,6 +393,137 @@ _TEXT: dict[str, tuple[str, str]] = {
     "week_series": ("系列，共 {count} 个提交：", "a series of {count} commits:"),
     "week_month_link": ("{name} 的全部提交", "All commits of {name}"),
     # -- end weeks --
+    # -- what a commit means: operator impact, related commits, releases (site/facts.py) --
+    "nav_impact": ("运维影响", "Operator impact"),
+    "nav_releases": ("发布", "Releases"),
+    "impact_title": ("运维影响", "Operator impact"),
+    "impact_intro": (
+        "从每个提交的 diff 中确定性提取的运维变更：环境变量、命令行参数与引擎参数、依赖版本和新增的弃用警告。"
+        "最新在前；可按类别和平台筛选。",
+        "What each commit's diff changes for the people who run it, read from the diff itself: environment "
+        "variables, CLI flags and engine arguments, dependency versions and new deprecation warnings. Newest first; "
+        "filter by kind and platform.",
+    ),
+    "impact_recent": ("最近 {weeks} 周", "The latest {weeks} weeks"),
+    "impact_months": ("按月份", "By month"),
+    "impact_month_title": ("{month} 运维影响", "Operator impact of {month}"),
+    "impact_empty": ("还没有提交改动运维相关的配置。", "No commit has changed what operators configure yet."),
+    "impact_section": ("运维影响", "Operator impact"),
+    "impact_partial": (
+        "此提交的部分 diff 未被完整收集，以下列表可能不全。",
+        "Part of this commit's diff was not collected whole: the list may be incomplete.",
+    ),
+    "impact_in_file": ("（{path}）", " ({path})"),
+    "impact_count": ("运维影响 {count}", "{count} operator changes"),
+    "filter_kinds": ("类别", "Kind"),
+    "impact_kind_env_var": ("环境变量", "Environment variables"),
+    "impact_kind_cli_flag": ("命令行参数", "CLI flags"),
+    "impact_kind_engine_arg": ("引擎参数", "Engine arguments"),
+    "impact_kind_dependency": ("依赖", "Dependencies"),
+    "impact_kind_deprecation": ("弃用", "Deprecations"),
+    "impact_nothing": ("（无）", "(none)"),
+    "impact_default": ("（默认 {value}）", " (default {value})"),
+    "impact_spec": (" {value}", " {value}"),
+    "impact_of": ("（{detail}）", " ({detail})"),
+    "impact_env_var_added": ("新增环境变量 {name}{default}", "New environment variable {name}{default}"),
+    "impact_env_var_removed": ("移除环境变量 {name}", "Environment variable {name} removed"),
+    "impact_env_var_default_changed": (
+        "环境变量 {name} 默认值：{old} → {new}",
+        "Environment variable {name}: default {old} → {new}",
+    ),
+    "impact_env_var_renamed": (
+        "环境变量 {previous} 更名为 {name}",
+        "Environment variable {previous} renamed to {name}",
+    ),
+    "impact_cli_flag_added": ("新增命令行参数 {name}{default}", "New CLI flag {name}{default}"),
+    "impact_cli_flag_removed": ("移除命令行参数 {name}", "CLI flag {name} removed"),
+    "impact_cli_flag_default_changed": (
+        "命令行参数 {name} 默认值：{old} → {new}",
+        "CLI flag {name}: default {old} → {new}",
+    ),
+    "impact_cli_flag_renamed": ("命令行参数 {previous} 更名为 {name}", "CLI flag {previous} renamed to {name}"),
+    "impact_engine_arg_added": ("新增引擎参数 {name}{of}{default}", "New engine argument {name}{of}{default}"),
+    "impact_engine_arg_removed": ("移除引擎参数 {name}{of}", "Engine argument {name}{of} removed"),
+    "impact_engine_arg_default_changed": (
+        "引擎参数 {name}{of} 默认值：{old} → {new}",
+        "Engine argument {name}{of}: default {old} → {new}",
+    ),
+    "impact_engine_arg_renamed": (
+        "引擎参数 {previous} 更名为 {name}{of}",
+        "Engine argument {previous} renamed to {name}{of}",
+    ),
+    "impact_dependency_added": ("新增依赖 {name}{spec}", "New dependency {name}{spec}"),
+    "impact_dependency_removed": ("移除依赖 {name}", "Dependency {name} removed"),
+    "impact_dependency_version_changed": ("依赖 {name}：{old} → {new}", "Dependency {name}: {old} → {new}"),
+    "impact_dependency_renamed": ("依赖 {previous} 改为 {name}", "Dependency {previous} replaced by {name}"),
+    "impact_deprecation_added": ("新增弃用警告：{name}", "New deprecation warning: {name}"),
+    "impact_other": ("{kind}：{name}（{change}）", "{kind}: {name} ({change})"),
+    "impact_feed": ("运维须知", "Changes operators must know"),
+    "related_section": ("相关提交", "Related commits"),
+    "related_reverts": ("回滚了", "Reverts"),
+    "related_reverted_by": ("被回滚于", "Reverted by"),
+    "related_fixes": ("修复", "Fixes"),
+    "related_fixed_by": ("后续修复", "Fixed by"),
+    "related_follows_up": ("跟进", "Follows up"),
+    "related_followed_up_by": ("后续跟进", "Followed up by"),
+    "related_mentions": ("提及", "Mentions"),
+    "related_mentioned_by": ("被提及于", "Mentioned by"),
+    "related_reference": ("{repository}#{number}", "{repository}#{number}"),
+    "reverted_banner": ("此提交已被回滚", "This commit was reverted"),
+    "reverted_note": ("{date} 被 {link} 回滚。", "Reverted on {date} by {link}."),
+    "restored_note": ("此提交曾被回滚，之后又被恢复。", "This commit was reverted, then restored."),
+    "reverted_flag": ("已回滚", "reverted"),
+    "series": ("系列", "Series"),
+    "series_title": ("提交系列", "Commit series"),
+    "series_intro": (
+        "标题带编号的提交系列（[k/N]、k/N、[Part k]），按部分排列并显示进度，跨越天数与仓库。",
+        "Numbered series of commits ([k/N], k/N, [Part k]), in part order with their progress, across days and "
+        "repositories.",
+    ),
+    "series_empty": ("还没有提交系列。", "No series of commits yet."),
+    "series_progress": ("已合入 {landed}/{total}", "{landed} of {total} landed"),
+    "series_progress_open": ("已合入 {landed} 部分（总数未标明）", "{landed} parts landed (no total given)"),
+    "series_missing": ("尚未合入：第 {parts} 部分", "Not landed yet: part {parts}"),
+    "series_part": ("第 {part} 部分", "Part {part}"),
+    "series_part_missing": ("尚未合入", "not landed yet"),
+    "series_line": ("{name}：第 {part} 部分 · {progress}", "{name}: part {part} · {progress}"),
+    "col_series": ("系列", "Series"),
+    "col_progress": ("进度", "Progress"),
+    "col_latest": ("最近一部分", "Latest part"),
+    "col_repository": ("仓库", "Repository"),
+    "col_release": ("版本", "Release"),
+    "first_release": ("首次发布", "First released in"),
+    "release_on": ("{tag}（{date}）", "{tag} ({date})"),
+    "not_released": ("尚未发布", "Not yet released"),
+    "releases_title": ("发布版本", "Releases"),
+    "releases_intro": (
+        "每个版本首次带来的提交，按平台与子系统分组、重要度优先：自动生成的发布说明。",
+        "What each release brought first, grouped by platform and subsystem, importance first: release notes "
+        "that write themselves.",
+    ),
+    "releases_empty": (
+        "存储中还没有发布标签：运行 commit-digest fetch 收集。",
+        "The store has no release tags yet: commit-digest fetch collects them.",
+    ),
+    "release_title": ("{tag} 发布说明", "Release {tag}"),
+    "release_facts": ("{date} 发布 · 首次带来 {count} 个提交", "Tagged {date} · first brings {count} commits"),
+    "release_previous": ("上一版本：{tag}", "Previous release: {tag}"),
+    "release_compare": ("在 GitHub 上比较 {base}…{tag}", "Compare {base}…{tag} on GitHub"),
+    "release_github": ("GitHub 上的标签", "The tag on GitHub"),
+    "release_operators": ("升级须知", "Upgrade notes"),
+    "release_operators_intro": (
+        "本版本提交中的运维变更（来自 diff）。",
+        "The operator changes of this release's commits, read from their diffs.",
+    ),
+    "release_highlights": ("要点", "Highlights"),
+    "release_no_highlights": ("本版本没有高重要度变更。", "No high-importance change in this release."),
+    "unreleased_title": ("尚未发布的提交", "Not yet released"),
+    "unreleased_intro": (
+        "已合入但还没有任何发布标签包含的提交：下一个版本将带来的内容。",
+        "Commits landed that no release tag contains yet: what the next release will bring.",
+    ),
+    "unreleased_link": ("尚未发布：{count} 个提交", "Not yet released: {count} commits"),
+    # -- end meaning --
 }
 
 LANGUAGES = ("zh", "en")
@@ -416,6 +546,9 @@ class Texts:
             return Markup(template)
         safe = {name: value if isinstance(value, Markup) else html_text(value) for name, value in values.items()}
         return Markup(template.format(**safe))
+
+    def has(self, key: str) -> bool:
+        return key in self._text
 
     def change_type(self, value: str) -> Markup:
         return Markup(escape(change_type_name(value, self.language)))

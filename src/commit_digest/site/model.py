@@ -8,14 +8,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, Importance, Label, LabelSource, LanguageCode
 from commit_digest.narratives import WeekNarrative
 from commit_digest.site.calendar import IsoWeek
+from commit_digest.site.facts import SiteFacts
 from commit_digest.site.fingerprint import text_digest
 from commit_digest.site.wording import Worded, Wording
 from commit_digest.taxonomy import Taxonomy
+
+if TYPE_CHECKING:
+    from commit_digest.impact.rules import ImpactRules
+    from commit_digest.releases import Release
 
 # The group of a commit without an ok analysis: shown last, never dropped.
 UNANALYSED = "unanalysed"
@@ -177,6 +183,7 @@ class SiteRepository:
     title: str  # what the pages call it
     taxonomy: Taxonomy | None = None  # the rules its commits are labelled by (default: the site's)
     platforms: tuple[str, ...] = ()  # every commit of it is on these platforms
+    impact_rules: ImpactRules | None = None  # what its diffs' operator changes are (default: vLLM's)
 
     @classmethod
     def named(cls, name: str) -> SiteRepository:
@@ -226,6 +233,8 @@ class SiteIndex:
     by_repository: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)  # newest first
     # (week id, platform id) → the narrative of that platform's week, when the store has one.
     narratives: dict[tuple[str, str], SiteNarrative] = field(default_factory=dict)
+    # Operator impact, related commits and releases of the commits above (derived when asked).
+    facts: SiteFacts = field(default_factory=SiteFacts)
 
     @property
     def several_repositories(self) -> bool:
@@ -306,6 +315,7 @@ def build_index(
     zone: ZoneInfo,
     taxonomy: Taxonomy,
     language: LanguageCode = "zh",
+    releases: Sequence[Release] = (),
 ) -> SiteIndex:
     """The site's commits: those of ``repositories`` (or of the one ``repository``), each
     labelled by its repository's taxonomy; ``taxonomy`` is the site's (names, order, pages)."""
@@ -343,4 +353,9 @@ def build_index(
         by_subsystem={key: tuple(value) for key, value in by_subsystem.items()},
         repositories=tuple(repositories),
         by_repository={key: tuple(value) for key, value in by_repository.items()},
+        facts=SiteFacts(
+            newest_first,
+            releases=releases,
+            rules={item.name: item.impact_rules for item in repositories if item.impact_rules is not None},
+        ),
     )

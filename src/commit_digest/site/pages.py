@@ -27,6 +27,7 @@ from commit_digest.site.escape import html_text, title_plain
 from commit_digest.site.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.i18n import Texts
+from commit_digest.site.meaning_pages import Meaning, impact_pages, release_pages, series_pages
 from commit_digest.site.model import GROUP_ORDER, Day, SiteCommit, SiteIndex, SiteRepository
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.reasons import reason_html
@@ -102,6 +103,7 @@ class _Context:
         self.options = options
         self.texts = Texts(options.language)
         self.zone = ZoneInfo(options.timezone)
+        self.meaning = Meaning(self)
 
     def for_page(self, src_uri: str, **values: Any) -> dict[str, Any]:
         texts = self.texts
@@ -142,6 +144,7 @@ class _Context:
             "related_text": self.related_text,
             "highlight_limit": HIGHLIGHT_LINES,
             "section_limit": SECTION_LINES,
+            **self.meaning.values(src_uri),
             **values,
         }
 
@@ -313,6 +316,7 @@ def day_pages(context: _Context) -> Iterator[PageSpec]:
             "day",
             day.iso,
             [item.fingerprint for item in day.commits],
+            [context.index.facts.reverted_by(item) is not None for item in day.commits],
             newer.iso if newer else None,
             older.iso if older else None,
         )
@@ -336,6 +340,7 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
             inputs = digest(
                 "commit",
                 item.fingerprint,
+                context.index.facts.page_input(item),
                 previous.fingerprint if previous else None,
                 following.fingerprint if following else None,
             )
@@ -346,7 +351,7 @@ def subscribe_page(context: _Context) -> PageSpec:
     """Every feed of the site, grouped as the navigation is, each with its address to copy."""
     groups: dict[str, list[Feed]] = {}
     for feed in context.feeds:
-        groups.setdefault("site" if feed.kind in ("all", "high") else feed.kind, []).append(feed)
+        groups.setdefault("site" if feed.kind in ("all", "high", "impact") else feed.kind, []).append(feed)
     counts = {
         (kind, label_id): len(commits)
         for kind, listing in (
@@ -548,6 +553,9 @@ def generate_pages(index: SiteIndex, taxonomy: Taxonomy, options: SiteOptions) -
     yield from commit_pages(context)
     yield from archive_pages(context)
     yield from week_pages(context)
+    yield from impact_pages(context, context.meaning, PageSpec)
+    yield from release_pages(context, context.meaning, PageSpec)
+    yield from series_pages(context, context.meaning, PageSpec)
     yield subscribe_page(context)
     for kind in context.label_kinds:
         yield from label_pages(context, kind)

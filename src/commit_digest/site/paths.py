@@ -5,6 +5,7 @@ Links are built here from dates, hex shas and label ids only, never from untrust
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from markupsafe import Markup
@@ -18,6 +19,10 @@ SUBSYSTEMS_INDEX = "subsystems/index.md"
 REPOSITORIES_INDEX = "repositories/index.md"
 WEEKS_INDEX = "weeks/index.md"
 SUBSCRIBE = "subscribe/index.md"
+IMPACT_INDEX = "impact/index.md"
+RELEASES_INDEX = "releases/index.md"
+UNRELEASED = "releases/unreleased.md"
+SERIES_INDEX = "series/index.md"
 GENERATED_PREFIXES = (
     "days/",
     "commits/",
@@ -27,7 +32,12 @@ GENERATED_PREFIXES = (
     "repositories/",
     "weeks/",
     "subscribe/",
+    "impact/",
+    "releases/",
+    "series/",
 )
+# A tag or a series slug as a path segment: what git allows in a tag name beyond these becomes "-".
+_UNSAFE_SEGMENT = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def day_page(day: date) -> str:
@@ -43,6 +53,26 @@ def commit_page(sha: str, repository: str | None = None) -> str:
     """A commit's page; on a site of several repositories under its repository's owner/name,
     so two repositories' commits can never share a path (a fork shares its shas)."""
     return f"commits/{repository}/{sha[:12]}.md" if repository else f"commits/{sha[:12]}.md"
+
+
+def impact_month_page(month: str) -> str:
+    return f"impact/{month}.md"
+
+
+def segment(text: str) -> str:
+    """``text`` as one safe path segment (never empty, never "." or "..", never "index" or "unreleased")."""
+    cleaned = _UNSAFE_SEGMENT.sub("-", text).strip("-.") or "-"
+    return cleaned + "-" if cleaned in ("index", "unreleased") else cleaned
+
+
+def release_page(tag: str, repository: str | None = None) -> str:
+    """A release's page: ``releases/v0.11.0``; on a site of several repositories under the
+    repository's owner/name (two repositories may both tag v1.0.0)."""
+    return f"releases/{repository}/{segment(tag)}.md" if repository else f"releases/{segment(tag)}.md"
+
+
+def series_page(slug: str) -> str:
+    return f"series/{segment(slug)}.md"
 
 
 def month_page(month: str) -> str:

@@ -40,6 +40,7 @@ _TAGS = frozenset(
         "p",
         "path",
         "pre",
+        "progress",
         "section",
         "select",
         "small",
@@ -71,6 +72,8 @@ _ATTRIBUTES = {
     "td": {"align", "colspan", "rowspan"},
     "th": {"align", "colspan", "rowspan"},
     "ol": {"start"},
+    "li": {"value"},
+    "progress": {"max", "value"},
     # Geometry only: no href, no style, no presentation attribute (colours come from CSS).
     "svg": {"viewBox", "preserveAspectRatio", "role"},
     "path": {"d"},

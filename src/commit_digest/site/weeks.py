@@ -12,11 +12,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from commit_digest.models import ChangeType
 from commit_digest.series import SeriesPart, series_part
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.model import GROUP_ORDER, Day, DayStats, SiteCommit, SiteIndex, SiteNarrative
+
+if TYPE_CHECKING:
+    from commit_digest.site.facts import SiteFacts
 
 # Lines per label on a week page: the rest is a link to the label's own pages.
 PLATFORM_LINES = 8
@@ -96,6 +100,7 @@ class Week:
     platforms: tuple[LabelWeek, ...]
     subsystems: tuple[LabelWeek, ...]
     repositories: tuple[LabelWeek, ...] = ()
+    facts: SiteFacts | None = None  # the operator changes of the week's commits
 
     @cached_property
     def commits(self) -> tuple[SiteCommit, ...]:
@@ -124,7 +129,15 @@ class Week:
 
     @cached_property
     def operator_notes(self) -> tuple[WeekLine, ...]:
-        return tuple(fold_series(item for item in self.commits if is_operator_note(item)))
+        """Commits whose diff changes what operators configure, then the analyses' compatibility warnings."""
+        facts = self.facts
+        return tuple(
+            fold_series(
+                item
+                for item in self.commits
+                if (facts is not None and facts.impact(item).changes) or is_operator_note(item)
+            )
+        )
 
 
 def is_deprecation(item: SiteCommit) -> bool:
@@ -307,4 +320,5 @@ def week_summary(
             commits, previous, "subsystems", subsystem_order, limit=SUBSYSTEM_LINES, other_kind="platforms"
         ),
         repositories=repositories,
+        facts=index.facts,
     )

@@ -3,7 +3,7 @@
 (function () {
   "use strict";
 
-  var PARAMS = { platforms: "platform", subsystems: "subsystem", repositories: "repository" };
+  var PARAMS = { platforms: "platform", subsystems: "subsystem", repositories: "repository", kinds: "kind" };
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (whole, name) {
@@ -17,7 +17,7 @@
     var entries = Array.prototype.slice.call(document.querySelectorAll(".digest-entry"));
     var groups = Array.prototype.slice.call(document.querySelectorAll("[data-digest-group]"));
     var status = filter.querySelector(".digest-filter__status");
-    var chosen = { platforms: "", subsystems: "", repositories: "" };
+    var chosen = { platforms: "", subsystems: "", repositories: "", kinds: "" };
     var params = new URLSearchParams(window.location.search);
     Object.keys(PARAMS).forEach(function (kind) {
       var value = params.get(PARAMS[kind]) || "";
@@ -50,7 +50,7 @@
           button.setAttribute("aria-pressed", String(button.getAttribute("data-filter-value") === chosen[kind]));
         });
       });
-      var filtered = chosen.platforms || chosen.subsystems || chosen.repositories;
+      var filtered = chosen.platforms || chosen.subsystems || chosen.repositories || chosen.kinds;
       status.textContent = !filtered
         ? ""
         : shown

@@ -1,0 +1,77 @@
+"""Operator changes and related commits in words: one sentence per change or relation, in the
+site's language, as HTML (names and values from diffs and titles are untrusted: they reach the
+page only as escaped text inside <code>) and as plain text for feeds."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from markupsafe import Markup
+
+from commit_digest.impact.extract import ChangeKind, ImpactKind, OperatorChange
+from commit_digest.site.i18n import Texts
+
+IMPACT_KINDS: tuple[str, ...] = tuple(kind.value for kind in ImpactKind)
+# A default written as a plain string literal reads as its value: "0" → 0, 'auto' → auto.
+_STRING_LITERAL = re.compile(r"""^(['"])([^'"\\]*)\1$""")
+_CAP = 200  # characters of a value shown (a default that is a whole expression)
+
+
+def kind_key(kind: str) -> str:
+    return "impact_kind_" + kind.replace("-", "_")
+
+
+def _code(value: str | None) -> Markup:
+    if value is None or value == "":
+        return Markup("")
+    literal = _STRING_LITERAL.match(value)
+    if literal is not None and literal.group(2):
+        value = literal.group(2)
+    text = value if len(value) <= _CAP else value[: _CAP - 1] + "…"
+    return Markup("<code>%s</code>") % text
+
+
+def change_html(change: OperatorChange, texts: Texts) -> Markup:
+    """ "New environment variable <code>VLLM_FOO</code> (default <code>0</code>)"."""
+    kind = change.kind.value.replace("-", "_")
+    verb = change.change.value.replace("-", "_")
+    key = f"impact_{kind}_{verb}"
+    values: dict[str, object] = {
+        "name": _code(change.name),
+        "previous": _code(change.previous_name),
+        "old": _code(change.old) if change.old else texts("impact_nothing"),
+        "new": _code(change.new) if change.new else texts("impact_nothing"),
+        "detail": change.detail,
+        "default": texts("impact_default", value=_code(change.new)) if change.new else Markup(""),
+        "spec": texts("impact_spec", value=_code(change.new)) if change.new else Markup(""),
+        "of": texts("impact_of", detail=_code(change.detail)) if change.detail else Markup(""),
+    }
+    if not texts.has(key):
+        key = "impact_other"
+        values["kind"] = texts(kind_key(change.kind.value))
+        values["change"] = texts("impact_change_" + verb) if texts.has("impact_change_" + verb) else verb
+    return texts(key, **values)
+
+
+def change_text(change: OperatorChange, texts: Texts) -> str:
+    """The same sentence as plain text (a feed entry's summary)."""
+    return change_html(change, texts).striptags()
+
+
+def kinds_of(changes: Iterable[OperatorChange]) -> tuple[str, ...]:
+    """The kinds among ``changes``, in the site's order."""
+    found = {change.kind.value for change in changes}
+    return tuple(kind for kind in IMPACT_KINDS if kind in found)
+
+
+def platforms_of(changes: Sequence[OperatorChange]) -> tuple[str, ...]:
+    found: dict[str, None] = {}
+    for change in changes:
+        for platform in change.platforms:
+            found.setdefault(platform, None)
+    return tuple(found)
+
+
+def is_removal(change: OperatorChange) -> bool:
+    return change.change in (ChangeKind.REMOVED, ChangeKind.RENAMED)

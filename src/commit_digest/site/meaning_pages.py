@@ -1,0 +1,296 @@
+"""The pages of what commits mean: operator impact (``impact/``), numbered series (``series/``) and
+releases (``releases/``), and the helpers commit pages use to show a commit's own facts.
+
+Page specs like ``pages.py``'s; each page's inputs digest what it shows, so an incremental build
+re-renders a release page when a new tag or a new commit changes it, and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+from commit_digest.relations import Relation, Series
+from commit_digest.site import paths
+from commit_digest.site.calendar import IsoWeek
+from commit_digest.site.escape import html_text
+from commit_digest.site.facts import SiteFacts, SiteRelease
+from commit_digest.site.fingerprint import digest
+from commit_digest.site.impact_view import IMPACT_KINDS, change_html, kinds_of, platforms_of
+from commit_digest.site.model import SiteCommit
+from commit_digest.site.render import render
+from commit_digest.site.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, fold_series, label_weeks
+
+if TYPE_CHECKING:
+    from commit_digest.site.pages import PageSpec, _Context
+
+RECENT_WEEKS = 8  # weeks of operator changes on the impact page; older ones are on month pages
+RELEASE_OPERATOR_LINES = 60  # commits with operator changes listed on a release page
+
+
+class Meaning:
+    """What templates call to show a commit's facts; every method returns escaped or trusted Markup."""
+
+    def __init__(self, context: _Context) -> None:
+        self.context = context
+        self.facts: SiteFacts = context.index.facts
+
+    def values(self, src_uri: str) -> dict[str, Any]:
+        return {
+            "facts": self.facts,
+            "change_html": lambda change: change_html(change, self.context.texts),
+            "relation_html": lambda relation: self.relation_html(src_uri, relation),
+            "release_page": self.release_page,
+            "series_page": lambda series: paths.series_page(series.slug),
+            "series_progress": self.series_progress,
+            "part_of": _part_of,
+            "entry_platforms": self.entry_platforms,
+            "line_changes": lambda line: [
+                change for item in line.commits for change in self.facts.impact(item).changes
+            ],
+            "entry_kinds": lambda item: " ".join(kinds_of(self.facts.impact(item).changes)),
+            "impact_index": paths.IMPACT_INDEX,
+            "impact_month_page": paths.impact_month_page,
+            "releases_index": paths.RELEASES_INDEX,
+            "unreleased_page": paths.UNRELEASED,
+            "series_index": paths.SERIES_INDEX,
+            "github_tag_url": lambda release: Markup(
+                f"https://github.com/{release.repository}/releases/tag/{quote(release.tag, safe='')}"
+            ),
+            "github_compare_url": lambda base, release: Markup(
+                f"https://github.com/{release.repository}/compare/"
+                f"{quote(base.tag, safe='')}...{quote(release.tag, safe='')}"
+            ),
+        }
+
+    def release_page(self, release: Any) -> str:
+        several = self.context.index.several_repositories
+        return paths.release_page(release.tag, release.repository if several else None)
+
+    def relation_html(self, src_uri: str, relation: Relation) -> Markup:
+        texts = self.context.texts
+        other = self.facts.commit(relation.other)
+        if other is not None:
+            href = paths.href(src_uri, self.context.commit_page(other), self.context.options.directory_urls)
+            when = Markup(' <span class="digest-nowrap">%s</span>') % other.day.isoformat()
+            return Markup('<a href="%s">%s</a>%s') % (href, html_text(other.record.commit.title), when)
+        if relation.reference is not None:
+            repository, number = relation.reference
+            url = Markup(f"https://github.com/{quote(repository, safe='/')}/issues/{int(number)}")
+            label = texts("related_reference", repository=repository, number=number)
+            return Markup('<a href="%s" rel="nofollow">%s</a>') % (url, label)
+        return texts("none")
+
+    def series_progress(self, series: Series) -> Markup:
+        texts = self.context.texts
+        if series.total is None:
+            return texts("series_progress_open", landed=series.landed)
+        progress = texts("series_progress", landed=series.landed, total=series.total)
+        if series.missing:
+            progress += texts("list_separator") + texts(
+                "series_missing", parts=", ".join(str(part) for part in series.missing)
+            )
+        return progress
+
+    def entry_platforms(self, item: SiteCommit) -> str:
+        """The platforms an impact entry is filtered by: its commit's and its changes' own (a
+        requirements/rocm.txt bump is ROCm's even when the commit carries no ROCm label)."""
+        found = dict.fromkeys(label.id for label in item.platforms)
+        found.update(dict.fromkeys(platforms_of(self.facts.impact(item).changes)))
+        return " ".join(found)
+
+
+def _part_of(series: Series, item: SiteCommit) -> int | None:
+    key = (item.repository, item.sha)
+    return next((part for part, found in series.parts if found == key), None)
+
+
+def _filters(meaning: Meaning, commits: tuple[SiteCommit, ...]) -> dict[str, list[tuple[str, int]]]:
+    """Filter choices with counts: each impact kind, each platform (taxonomy order)."""
+    kinds: dict[str, int] = {}
+    platforms: dict[str, int] = {}
+    for item in commits:
+        for kind in kinds_of(meaning.facts.impact(item).changes):
+            kinds[kind] = kinds.get(kind, 0) + 1
+        for platform in meaning.entry_platforms(item).split():
+            platforms[platform] = platforms.get(platform, 0) + 1
+    order = meaning.context.taxonomy.platform_ids
+    return {
+        "kinds": [(kind, kinds[kind]) for kind in IMPACT_KINDS if kind in kinds],
+        "platforms": [(platform, platforms[platform]) for platform in order if platform in platforms],
+    }
+
+
+def _impact_entries(commits: tuple[SiteCommit, ...]) -> list[tuple[str, list[SiteCommit]]]:
+    grouped: dict[str, list[SiteCommit]] = {}
+    for item in commits:
+        grouped.setdefault(item.week.id, []).append(item)
+    return list(grouped.items())
+
+
+def impact_pages(context: _Context, meaning: Meaning, page: type[PageSpec]) -> Iterator[PageSpec]:
+    commits = meaning.facts.impact_commits  # newest first
+    weeks = _impact_entries(commits)
+    recent = weeks[:RECENT_WEEKS]
+    shown = tuple(item for _, items in recent for item in items)
+    by_month: dict[str, list[SiteCommit]] = {}
+    for item in commits:
+        by_month.setdefault(item.month, []).append(item)
+    months = [(month, len(items)) for month, items in by_month.items()]
+    uri = paths.IMPACT_INDEX
+
+    def index_content() -> str:
+        values = {
+            "groups": [(IsoWeek.parse(week), items) for week, items in recent],
+            "filters": _filters(meaning, shown),
+            "months": months,
+            "recent_weeks": RECENT_WEEKS,
+            "feed": next((feed for feed in context.feeds if feed.kind == "impact"), None),
+        }
+        return render("impact.html.j2", **context.for_page(uri, **values))
+
+    yield page(
+        uri,
+        context.texts("impact_title").unescape(),
+        index_content,
+        digest("impact", [(week, [item.fingerprint for item in items]) for week, items in recent], months),
+    )
+    for month, items in by_month.items():
+        month_uri = paths.impact_month_page(month)
+        entries = tuple(items)
+
+        def month_content(month_uri: str = month_uri, month: str = month, entries: Any = entries) -> str:
+            values = {
+                "month": month,
+                "groups": [(IsoWeek.parse(week), found) for week, found in _impact_entries(entries)],
+                "filters": _filters(meaning, entries),
+                "months": months,
+            }
+            return render("impact_month.html.j2", **context.for_page(month_uri, **values))
+
+        yield page(
+            month_uri,
+            context.texts("impact_month_title", month=month).unescape(),
+            month_content,
+            digest("impact-month", month, [item.fingerprint for item in entries], months),
+        )
+
+
+def series_pages(context: _Context, meaning: Meaning, page: type[PageSpec]) -> Iterator[PageSpec]:
+    all_series = meaning.facts.relations.series
+    facts = meaning.facts
+
+    def rows() -> list[tuple[Series, SiteCommit | None]]:
+        return [(series, facts.commit(series.parts[-1][1]) if series.parts else None) for series in all_series]
+
+    yield page(
+        paths.SERIES_INDEX,
+        context.texts("series_title").unescape(),
+        lambda: render("series_index.html.j2", **context.for_page(paths.SERIES_INDEX, rows=rows())),
+        digest("series-index", [(series.slug, series.name, series.total, series.parts) for series in all_series]),
+    )
+    for series in all_series:
+        uri = paths.series_page(series.slug)
+        parts = _series_rows(series, facts)
+        yield page(
+            uri,
+            series.name,
+            lambda uri=uri, series=series, parts=parts: render(
+                "series.html.j2", **context.for_page(uri, series=series, parts=parts)
+            ),
+            digest(
+                "series",
+                series.slug,
+                series.name,
+                series.total,
+                [(part, item.fingerprint if item else None) for part, item in parts],
+            ),
+        )
+
+
+def _series_rows(series: Series, facts: SiteFacts) -> list[tuple[int, SiteCommit | None]]:
+    """Each part in order, a missing part as (number, None) where it belongs."""
+    landed = [(part, facts.commit(key)) for part, key in series.parts]
+    missing = [(part, None) for part in series.missing]
+    return sorted([*landed, *missing], key=lambda row: row[0])
+
+
+def release_pages(context: _Context, meaning: Meaning, page: type[PageSpec]) -> Iterator[PageSpec]:
+    facts = meaning.facts
+    releases = facts.releases  # newest first
+    unreleased = facts.unreleased
+    uri = paths.RELEASES_INDEX
+    yield page(
+        uri,
+        context.texts("releases_title").unescape(),
+        lambda: render(
+            "releases_index.html.j2", **context.for_page(uri, releases=releases, unreleased=len(unreleased))
+        ),
+        digest(
+            "releases",
+            [
+                (view.repository, view.tag, view.release.tagged_at.isoformat(), _counts(view.commits))
+                for view in releases
+            ],
+            len(unreleased),
+        ),
+    )
+    for view in releases:
+        release_uri = meaning.release_page(view.release)
+        yield page(
+            release_uri,
+            context.texts("release_title", tag=view.tag).unescape(),
+            lambda release_uri=release_uri, view=view: render(
+                "release.html.j2",
+                **context.for_page(release_uri, view=view, notes=_notes(context, meaning, view.commits)),
+            ),
+            digest(
+                "release",
+                view.repository,
+                view.tag,
+                view.release.tagged_at.isoformat(),
+                view.previous.tag if view.previous else None,
+                [item.fingerprint for item in view.commits],
+            ),
+        )
+    yield page(
+        paths.UNRELEASED,
+        context.texts("unreleased_title").unescape(),
+        lambda: render(
+            "release.html.j2",
+            **context.for_page(paths.UNRELEASED, view=None, notes=_notes(context, meaning, unreleased)),
+        ),
+        digest("unreleased", [item.fingerprint for item in unreleased]),
+    )
+
+
+def _counts(commits: tuple[SiteCommit, ...]) -> tuple[int, int]:
+    return len(commits), sum(1 for item in commits if item.group == "high")
+
+
+def _notes(context: _Context, meaning: Meaning, commits: tuple[SiteCommit, ...]) -> dict[str, Any]:
+    """A release's notes: counts, upgrade notes (operator changes), highlights, then each platform's
+    and subsystem's notable lines, importance first."""
+    from commit_digest.site.model import Day
+
+    operators = tuple(item for item in commits if meaning.facts.impact(item).changes)
+    taxonomy = context.taxonomy
+    return {
+        "stats": Day(date=commits[-1].day, commits=commits).stats if commits else None,
+        "total": len(commits),
+        "operators": operators[:RELEASE_OPERATOR_LINES],
+        "more_operators": max(0, len(operators) - RELEASE_OPERATOR_LINES),
+        "highlights": tuple(fold_series(item for item in commits if item.group == "high")),
+        "platforms": label_weeks(
+            commits, (), "platforms", taxonomy.platform_ids, limit=PLATFORM_LINES, other_kind="subsystems"
+        ),
+        "subsystems": label_weeks(
+            commits, (), "subsystems", taxonomy.subsystem_ids, limit=SUBSYSTEM_LINES, other_kind="platforms"
+        ),
+    }
+
+
+__all__ = ["Meaning", "SiteRelease", "impact_pages", "release_pages", "series_pages"]

@@ -15,8 +15,16 @@ def filler(count: int, prefix: str = "VLLM_FILLER") -> str:
     )
 
 
-def vllm_envs(*, use_v1: str = '"1"', timeout: str = '"60"', extra: str = "", declared_v1: str = "True") -> str:
-    return (
+def vllm_envs(
+    *,
+    use_v1: str = '"1"',
+    timeout: str = '"60"',
+    extra: str = "",
+    declared_v1: str = "True",
+    debug_log: str = '"False"',
+) -> str:
+    declarations = "".join(f"    VLLM_FILLER_{index}: str = '{index}'\n" for index in range(12))
+    head = (
         "import os\n"
         "from typing import TYPE_CHECKING, Any, Callable\n"
         "\n"
@@ -24,22 +32,34 @@ def vllm_envs(*, use_v1: str = '"1"', timeout: str = '"60"', extra: str = "", de
         '    VLLM_HOST_IP: str = ""\n'
         f"    VLLM_USE_V1: bool = {declared_v1}\n"
         "    VLLM_ENGINE_ITERATION_TIMEOUT_S: int = 60\n"
-        "\n" + "".join(f"    VLLM_FILLER_{index}: str = '{index}'\n" for index in range(12)) + "\n\n"
+        f"{declarations}\n\n"
         "def get_default_config_root():\n"
         '    return os.getenv("XDG_CONFIG_HOME", os.path.expanduser("~/.config"))\n'
         "\n\n"
         "environment_variables: dict[str, Callable[[], Any]] = {\n"
-        "    # Used to force set up loopback IP\n"
-        '    "VLLM_HOST_IP": lambda: os.getenv("VLLM_HOST_IP", ""),\n'
-        + filler(10)
-        + "    # If set, use the V1 code path.\n"
-        f'    "VLLM_USE_V1": lambda: bool(int(os.getenv("VLLM_USE_V1", {use_v1}))),\n'
-        + filler(10, "VLLM_MORE")
-        + "    # Timeout for each iteration in the engine\n"
-        '    "VLLM_ENGINE_ITERATION_TIMEOUT_S": lambda: int(\n'
-        f'        os.environ.get("VLLM_ENGINE_ITERATION_TIMEOUT_S", {timeout})\n'
-        "    ),\n" + filler(10, "VLLM_LAST") + extra + "}\n"
     )
+    entries = [
+        "    # Used to force set up loopback IP\n",
+        '    "VLLM_HOST_IP": lambda: os.getenv("VLLM_HOST_IP", ""),\n',
+        filler(10),
+        "    # If set, use the V1 code path.\n",
+        f'    "VLLM_USE_V1": lambda: bool(int(os.getenv("VLLM_USE_V1", {use_v1}))),\n',
+        filler(10, "VLLM_MORE"),
+        "    # Timeout for each iteration in the engine\n",
+        '    "VLLM_ENGINE_ITERATION_TIMEOUT_S": lambda: int(\n',
+        f'        os.environ.get("VLLM_ENGINE_ITERATION_TIMEOUT_S", {timeout})\n',
+        "    ),\n",
+        filler(10, "VLLM_LAST"),
+        "    # vLLM's own layouts: a function instead of a lambda, a call going on on the next line\n",
+        "    'VLLM_PORT':\n",
+        "    get_vllm_port,\n",
+        '    "VLLM_DEBUG_LOG_API_SERVER_RESPONSE":\n',
+        f'    lambda: os.environ.get("VLLM_DEBUG_LOG_API_SERVER_RESPONSE", {debug_log}).\n',
+        '    lower() == "true",\n',
+        filler(4, "VLLM_END"),
+        extra,
+    ]
+    return head + "".join(entries) + "}\n"
 
 
 def ascend_envs(*, topk: str = "'0'", extra: str = "") -> str:
@@ -74,6 +94,15 @@ def test_a_multi_line_lambda_default_change_is_reported(history: History) -> Non
     history.commit({"vllm/envs.py": vllm_envs()})
     impact = history.impact({"vllm/envs.py": vllm_envs(timeout='"120"')})
     assert rows(impact) == [("env-var", "default-changed", "VLLM_ENGINE_ITERATION_TIMEOUT_S", '"60"', '"120"')]
+
+
+def test_vllm_layouts_a_method_call_on_the_next_line_and_a_function_entry(history: History) -> None:
+    history.commit({"vllm/envs.py": vllm_envs()})
+    assert rows(history.impact({"vllm/envs.py": vllm_envs(debug_log='"True"')})) == [
+        ("env-var", "default-changed", "VLLM_DEBUG_LOG_API_SERVER_RESPONSE", '"False"', '"True"')
+    ]
+    text = vllm_envs(debug_log='"True"').replace("    'VLLM_PORT':\n    get_vllm_port,\n", "")
+    assert rows(history.impact({"vllm/envs.py": text})) == [("env-var", "removed", "VLLM_PORT", "", "")]
 
 
 def test_quotes_and_spacing_alone_are_no_default_change(history: History) -> None:

@@ -90,6 +90,21 @@ def test_an_engine_args_field_added_and_a_default_changed(history: History) -> N
     ]
 
 
+def test_a_default_continued_after_a_backslash_is_read_whole(history: History) -> None:
+    field = '    override_generation_config: dict[str, Any] = \\\n        get_field(ModelConfig, "{}")\n'
+    history.commit({"vllm/engine/arg_utils.py": engine_args(extra=field.format("override_generation_config"))})
+    impact = history.impact({"vllm/engine/arg_utils.py": engine_args(extra=field.format("generation_overrides"))})
+    assert rows(impact) == [
+        (
+            "engine-arg",
+            "default-changed",
+            "override_generation_config",
+            'get_field(ModelConfig, "override_generation_config")',
+            'get_field(ModelConfig, "generation_overrides")',
+        )
+    ]
+
+
 def test_locals_of_methods_and_functions_after_the_class_are_not_fields(history: History) -> None:
     history.commit({"vllm/engine/arg_utils.py": engine_args()})
     text = engine_args().replace("local: int = 3", "local: int = 4").replace("unrelated: int = 5", "unrelated: int = 6")

@@ -171,7 +171,8 @@ def _add_argument(arguments: list[tuple[str | None, str]], keyword: str | None, 
 
 
 def statement_end(text: str, start: int, limit: int = SCAN_LIMIT) -> int:
-    """Where the statement going on at ``start`` ends: the first newline outside brackets."""
+    """Where the statement going on at ``start`` ends: the first newline outside brackets and
+    not after a backslash."""
     depth = 0
     end = min(len(text), start + limit)
     for token in _TOKEN.finditer(text, start, end):
@@ -180,7 +181,7 @@ def statement_end(text: str, start: int, limit: int = SCAN_LIMIT) -> int:
             depth += 1
         elif kind == "close":
             depth = max(0, depth - 1)
-        elif kind == "newline" and depth == 0:
+        elif kind == "newline" and depth == 0 and text[token.start() - 1 : token.start()] != "\\":
             return token.start()
     return end
 
@@ -195,7 +196,8 @@ def split_assignment(text: str) -> tuple[str, str | None]:
         elif kind == "close":
             depth -= 1
         elif kind == "equals" and depth == 0:
-            return text[: token.start()].strip(), strip_comments(text[token.end() :]).strip()
+            value = strip_comments(text[token.end() :]).replace("\\\n", "\n").strip()
+            return text[: token.start()].strip(), value
     return strip_comments(text).strip(), None
 
 

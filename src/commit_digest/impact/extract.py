@@ -144,9 +144,6 @@ def _incomplete(file: FileChange) -> bool:
     return file.patch_state in (PatchState.TRUNCATED, PatchState.NOT_COLLECTED)
 
 
-_PYTHON_HINT = re.compile(r"getenv|environ|add_argument")
-
-
 def _read_file(
     path: str,
     patch: str,
@@ -155,10 +152,9 @@ def _read_file(
     seen: tuple[list[_Seen], list[_Seen]],
     deprecations: list[_Change],
 ) -> None:
-    hinted = roles.python and _PYTHON_HINT.search(patch) is not None
-    reads = hinted and not roles.env_table and ("getenv" in patch or "environ" in patch)
-    flags = hinted and "add_argument" in patch
-    warns = roles.python and rules.deprecation.search(patch) is not None
+    reads = roles.python and not roles.env_table and ("getenv" in patch or "environ" in patch)
+    flags = roles.python and "add_argument" in patch
+    warns = roles.python and rules.mentions_deprecation(patch)
     if not (roles.env_table or roles.classes or roles.dependency or reads or flags or warns):
         return
     hunks = parse_hunks(patch)
@@ -175,7 +171,7 @@ def _read_file(
             if roles.dependency:
                 found.extend(_dependencies(side, path))
     if warns:
-        deprecations.extend(_deprecations(hunks, path, rules.deprecation))
+        deprecations.extend(_deprecations(hunks, path, rules))
 
 
 # -- environment variables ---------------------------------------------------------------------
@@ -475,16 +471,16 @@ _VAGUE = frozenset(
 )
 
 
-def _deprecations(hunks: list[Hunk], path: str, pattern: re.Pattern[str]) -> Iterator[_Change]:
+def _deprecations(hunks: list[Hunk], path: str, rules: ImpactRules) -> Iterator[_Change]:
     """Warning calls and decorators on the new side that touch an added line and whose text
-    matches ``pattern``; one whose text the old side already had (moved, re-indented) is not new."""
+    matches the rules' deprecation pattern; one whose text the old side already had (moved, re-indented) is not new."""
     before: str | None = None
     for hunk in hunks:
         side = hunk.new
-        if not side.has_changes or pattern.search(side.text) is None:
+        if not side.has_changes or not rules.mentions_deprecation(side.text):
             continue
         for start, callee, call_end, message, decorated in _warnings(side):
-            if not side.span_touched(start, call_end) or pattern.search(side.text, start, call_end) is None:
+            if not side.span_touched(start, call_end) or rules.deprecation.search(side.text, start, call_end) is None:
                 continue
             if before is None:
                 before = " ".join("\n".join(other.old.text for other in hunks).split())
@@ -524,7 +520,7 @@ def _message(strings: tuple[tuple[int, str], ...]) -> str:
     parts: dict[int, str] = {}
     for argument, literal in strings:
         parts[argument] = parts.get(argument, "") + literal
-    return " ".join(" ".join(parts.values()).split())[:DETAIL_CAP]
+    return " ".join(" ".join(parts.values()).split())
 
 
 def _subject(message: str) -> str | None:
@@ -654,12 +650,17 @@ def _operator_change(change: _Change, platforms: dict[str, tuple[str, ...]], ord
         change=change.change,
         name=_capped(change.name, NAME_CAP) or "?",
         previous_name=_capped(change.previous_name, NAME_CAP),
-        old=_capped(change.old, VALUE_CAP),
-        new=_capped(change.new, VALUE_CAP),
+        old=_capped(_one_line(change.old), VALUE_CAP),
+        new=_capped(_one_line(change.new), VALUE_CAP),
         path=change.path,
         detail=_capped(detail, DETAIL_CAP) or "",
         platforms=tuple(sorted(found, key=lambda platform: order.get(platform, len(order)))),
     )
+
+
+def _one_line(value: str | None) -> str | None:
+    """A default written over several lines, on one (spacing inside it does not matter)."""
+    return " ".join(value.split()) if value is not None and "\n" in value else value
 
 
 def _capped(text: str | None, cap: int) -> str | None:

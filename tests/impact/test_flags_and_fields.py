@@ -53,6 +53,20 @@ def test_help_text_edits_and_positional_arguments_report_nothing(history: Histor
     assert rows(history.impact({"vllm/cli.py": text})) == []
 
 
+def test_flags_whose_defaults_move_into_keyword_dictionaries_keep_their_defaults(history: History) -> None:
+    history.commit({"vllm/cli.py": cli_module()})
+    text = cli_module(extra='    parser.add_argument("--gone", **kwargs["gone"])\n').replace(
+        '    parser.add_argument("--host", type=str, default=None, help="Host name.")\n',
+        '    group.add_argument("--host", **model_kwargs["host"])\n',
+    )
+    assert rows(history.impact({"vllm/cli.py": text})) == [("cli-flag", "added", "--gone", "", "")]
+    renamed = text.replace('"--gone", **kwargs["gone"]', '"--went", **kwargs["went"]')
+    assert rows(history.impact({"vllm/cli.py": renamed})) == [
+        ("cli-flag", "removed", "--gone", "", ""),
+        ("cli-flag", "added", "--went", "", ""),  # unknown defaults are not "the same default"
+    ]
+
+
 def engine_args(*, max_len: str = "None", extra: str = "") -> str:
     filler = "".join(f"    filler_{index}: int = {index}\n" for index in range(10))
     return (

@@ -76,6 +76,7 @@ class OperatorImpact(BaseModel):
 
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(ImpactKind)}
+_UNKNOWN = "\0unknown"  # the compared value of a default the diff does not show
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +267,11 @@ def _flags(side: Side, path: str) -> Iterator[_Seen]:
             continue  # a positional argument, or the names lie above the hunk
         name = next((option for option in options if option.startswith("--")), options[0])
         touched = side.span_touched(match.start(), call.end)
-        yield _Seen(ImpactKind.CLI_FLAG, (name,), name, call.keyword("default"), path, touched)
+        default = call.keyword("default")
+        # add_argument("--x", **kwargs["x"]): the default lives elsewhere, it is not None.
+        hidden = default is None and any(keyword is None and text.startswith("**") for keyword, text in call.arguments)
+        same = _UNKNOWN if hidden else None
+        yield _Seen(ImpactKind.CLI_FLAG, (name,), name, default, path, touched, same=same)
 
 
 _CLASS = re.compile(r"^class\s+([A-Za-z_]\w*)")
@@ -444,30 +449,11 @@ _SUBJECTS = (
     re.compile(r"""'([\w.:/=-]{1,80})'|"([\w.:/=-]{1,80})\""""),
     re.compile(r"([\w.-]{1,80}(?:\(\))?)\s+(?:is|are|has been|have been|was|were|will be)\s+(?:now\s+)?deprecat", re.I),
 )
-_VAGUE = frozenset(
-    {
-        "this",
-        "it",
-        "that",
-        "which",
-        "usage",
-        "option",
-        "argument",
-        "feature",
-        "parameter",
-        "flag",
-        "field",
-        "function",
-        "method",
-        "class",
-        "api",
-        "mode",
-        "behavior",
-        "behaviour",
-        "value",
-        "setting",
-        "support",
-    }
+# Words before "is deprecated" that say nothing about what is ("This is deprecated").
+_VAGUE = re.compile(
+    r"this|it|that|which|usage|option|argument|feature|parameter|flag|field|function|method|class|api|mode"
+    r"|behaviou?r|value|setting|support",
+    re.IGNORECASE,
 )
 
 
@@ -529,7 +515,7 @@ def _subject(message: str) -> str | None:
     for pattern in _SUBJECTS:
         for found in pattern.finditer(message):
             subject = next(group for group in found.groups() if group).strip()
-            if subject.lower() not in _VAGUE:
+            if not _VAGUE.fullmatch(subject):
                 return subject
     return None
 
@@ -588,8 +574,10 @@ def _group_changes(before: list[_Seen], after: list[_Seen], paths: frozenset[str
         return
     before = _ranked(before)
     after = _ranked(after)
-    old_values = {seen.compared for seen in before}
-    new_values = {seen.compared for seen in after}
+    old_values = {seen.compared for seen in before} - {_UNKNOWN}
+    new_values = {seen.compared for seen in after} - {_UNKNOWN}
+    if not old_values or not new_values:
+        return  # a default the diff does not show cannot be said to change
     gone = _unique(before, new_values)
     came = _unique(after, old_values)
     kind = after[0].kind
@@ -631,7 +619,7 @@ def _renamed(changes: Iterable[_Change]) -> list[_Change]:
             slots.setdefault((change.kind, change.path, change.scope), ([], []))[side].append(index)
     dropped: set[int] = set()
     for removed, added in slots.values():
-        if len(removed) == 1 and len(added) == 1 and kept[removed[0]].same == kept[added[0]].same:
+        if len(removed) == 1 and len(added) == 1 and kept[removed[0]].same == kept[added[0]].same != _UNKNOWN:
             was, now = kept[removed[0]], kept[added[0]]
             kept[added[0]] = replace(
                 now, change=ChangeKind.RENAMED, previous_name=was.name, old=was.old, paths=was.paths | now.paths

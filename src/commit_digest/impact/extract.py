@@ -269,7 +269,9 @@ def _flags(side: Side, path: str) -> Iterator[_Seen]:
         touched = side.span_touched(match.start(), call.end)
         default = call.keyword("default")
         # add_argument("--x", **kwargs["x"]): the default lives elsewhere, it is not None.
-        hidden = default is None and any(keyword is None and text.startswith("**") for keyword, text in call.arguments)
+        hidden = default is None and any(
+            keyword is None and argument.startswith("**") for keyword, argument in call.arguments
+        )
         same = _UNKNOWN if hidden else None
         yield _Seen(ImpactKind.CLI_FLAG, (name,), name, default, path, touched, same=same)
 
@@ -310,7 +312,8 @@ def _fields(hunk: Hunk, side: Side, path: str, classes: tuple[re.Pattern[str], .
         end = statement_end(side.text, start)
         last = max(index, side.line_at(end - 1))
         annotation, value = split_assignment(side.text[start:end])
-        if len(annotation) <= 300 and not annotation.startswith("ClassVar") and _ANNOTATION.match(annotation):
+        class_variable = annotation.split("[", 1)[0].endswith("ClassVar")
+        if len(annotation) <= 300 and not class_variable and _ANNOTATION.match(annotation):
             name = field.group(1)
             touched = side.touched(index, last)
             yield _Seen(ImpactKind.ENGINE_ARG, (current or "", name), name, value, path, touched, scope=current or "")
@@ -459,7 +462,8 @@ _VAGUE = re.compile(
 
 def _deprecations(hunks: list[Hunk], path: str, rules: ImpactRules) -> Iterator[_Change]:
     """Warning calls and decorators on the new side that touch an added line and whose text
-    matches the rules' deprecation pattern; one whose text the old side already had (moved, re-indented) is not new."""
+    matches the rules' deprecation pattern; one whose text the old side already had (moved,
+    re-indented) is not new."""
     before: str | None = None
     for hunk in hunks:
         side = hunk.new

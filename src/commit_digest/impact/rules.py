@@ -36,16 +36,16 @@ DEFAULT_PLATFORM_PATHS: dict[str, tuple[str, ...]] = {
     "xpu": _token("xpu"),
     "tpu": _token("tpu"),
     # CPU offloading (kv_offload/cpu.py, cpu_offload) is a GPU feature, not the CPU platform.
-    "cpu": (*_token("cpu"), "!*offload*"),
+    "cpu": (*_token("cpu"), "!*offload*", "!**/*offload*/**"),
     "ascend": ("*ascend*", *_token("npu")),
     "hpu": (*_token("hpu"), "*gaudi*", "*habana*"),
 }
 
 
 def _spec(globs: tuple[str, ...]) -> pathspec.PathSpec:
-    # PathSpec, not GitIgnoreSpec: the last matching line decides, so "!*offload*" takes a file
-    # in a matching folder back out.
-    return pathspec.PathSpec.from_lines("gitignore", globs)
+    # Git's own rules, as the taxonomy's: a later "!glob" takes back the files it matches (a
+    # folder's files need "!**/folder/**", as in a .gitignore).
+    return pathspec.GitIgnoreSpec.from_lines(globs)
 
 
 def _check_regex(value: str) -> str:

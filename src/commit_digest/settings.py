@@ -91,8 +91,11 @@ class RepositorySettings(_Settings):
 
             try:
                 impact_rules(value)
-            except (ValidationError, ValueError) as error:
-                raise ValueError(f"impact: {error}") from error
+            except ValidationError as error:
+                problems = "; ".join(
+                    f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}" for problem in error.errors()
+                )
+                raise ValueError(problems) from None
         return value
 
     @field_validator("release_tags")

@@ -373,8 +373,9 @@ _TEXT: dict[str, tuple[str, str]] = {
     "week_new_models": ("新模型", "New models"),
     "week_operators": ("运维须知", "What operators must know"),
     "week_operators_intro": (
-        "配置与依赖的变更，以及分析指出会影响兼容性的高重要度变更。",
-        "Configuration and dependency changes, and high-importance changes the analyses say affect compatibility.",
+        "从 diff 中读出的环境变量、参数、依赖与弃用变更，以及分析指出会影响兼容性的高重要度变更。",
+        "Environment variables, flags, dependencies and deprecations read from the diffs, and high-importance changes "
+        "the analyses say affect compatibility.",
     ),
     "week_none": ("无。", "None."),
     "week_by_platform": ("按平台", "By platform"),

@@ -42,7 +42,7 @@ class Meaning:
         return {
             "facts": self.facts,
             "change_html": lambda change: change_html(change, self.context.texts),
-            "relation_html": lambda relation: self.relation_html(src_uri, relation),
+            "relation_html": lambda relation, dated=True: self.relation_html(src_uri, relation, dated=dated),
             "release_page": self.release_page,
             "series_page": lambda series: paths.series_page(series.slug),
             "series_progress": self.series_progress,
@@ -70,12 +70,12 @@ class Meaning:
         several = self.context.index.several_repositories
         return paths.release_page(release.tag, release.repository if several else None)
 
-    def relation_html(self, src_uri: str, relation: Relation) -> Markup:
+    def relation_html(self, src_uri: str, relation: Relation, *, dated: bool = True) -> Markup:
         texts = self.context.texts
         other = self.facts.commit(relation.other)
         if other is not None:
             href = paths.href(src_uri, self.context.commit_page(other), self.context.options.directory_urls)
-            when = Markup(' <span class="digest-nowrap">%s</span>') % other.day.isoformat()
+            when = Markup(' <span class="digest-nowrap">%s</span>') % other.day.isoformat() if dated else Markup("")
             return Markup('<a href="%s">%s</a>%s') % (href, html_text(other.record.commit.title), when)
         if relation.reference is not None:
             repository, number = relation.reference

@@ -457,7 +457,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "impact_dependency_removed": ("移除依赖 {name}", "Dependency {name} removed"),
     "impact_dependency_version_changed": ("依赖 {name}：{old} → {new}", "Dependency {name}: {old} → {new}"),
     "impact_dependency_renamed": ("依赖 {previous} 改为 {name}", "Dependency {previous} replaced by {name}"),
-    "impact_deprecation_added": ("新增弃用警告：{name}", "New deprecation warning: {name}"),
+    "impact_deprecation_added": ("新增弃用警告（{name}）：{message}", "New deprecation warning ({name}): {message}"),
     "impact_other": ("{kind}：{name}（{change}）", "{kind}: {name} ({change})"),
     "impact_feed": ("运维须知", "Changes operators must know"),
     "related_section": ("相关提交", "Related commits"),

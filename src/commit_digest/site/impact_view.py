@@ -43,6 +43,7 @@ def change_html(change: OperatorChange, texts: Texts) -> Markup:
         "old": _code(change.old) if change.old else texts("impact_nothing"),
         "new": _code(change.new) if change.new else texts("impact_nothing"),
         "detail": change.detail,
+        "message": change.detail[:300] or change.name,
         "default": texts("impact_default", value=_code(change.new)) if change.new else Markup(""),
         "spec": texts("impact_spec", value=_code(change.new)) if change.new else Markup(""),
         "of": texts("impact_of", detail=_code(change.detail)) if change.detail else Markup(""),

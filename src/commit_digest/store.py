@@ -179,7 +179,10 @@ class AnalysisStore:
     def delete(self, repository: str, sha: str) -> bool:
         """Removes one record; True when it was there. Only for a record another one replaces
         (a legacy placeholder once its real commit is stored), never to drop an analysis."""
-        key = record_key(repository, sha)
+        return self._delete(record_key(repository, sha))
+
+    def _delete(self, key: str) -> bool:
+        """Removes one value and moves the revision on; True when it was there."""
         try:
             with self._cache.transact():
                 deleted = bool(self._cache.delete(key, retry=True))
@@ -283,15 +286,7 @@ class AnalysisStore:
 
     def delete_release(self, repository: str, tag: str) -> bool:
         """Removes one release (its tag is no longer a release tag); True when it was there."""
-        key = release_key(repository, tag)
-        try:
-            with self._cache.transact():
-                deleted = bool(self._cache.delete(key, retry=True))
-                if deleted:
-                    self._cache.incr(_REVISION_KEY, retry=True)
-                return deleted
-        except sqlite3.Error as error:
-            raise self._error(f"cannot delete {key} from the store", error) from error
+        return self._delete(release_key(repository, tag))
 
     # -- metadata: small JSON values the pipeline keeps between runs ---------------------
 

@@ -84,7 +84,9 @@ def test_the_impact_page_lists_each_change_newest_first_with_filters(site: Built
     # Each entry links its commit and carries what the filter reads.
     links = hrefs(body)
     assert f"../{commit_url(history, 'env')}" in links
-    assert re.search(r'data-kinds="dependency"[^>]*>|data-platforms="[^"]*rocm[^"]*" data-kinds="dependency"', body)
+    rocm_entry = re.search(r'<li class="digest-entry" id="c-{}"[^>]*>'.format(history.shas["rocm"][:12]), body)
+    assert rocm_entry is not None
+    assert 'data-platforms="rocm"' in rocm_entry.group(0) and 'data-kinds="dependency"' in rocm_entry.group(0)
     assert 'data-filter-kind="kinds"' in body and 'data-filter-kind="platforms"' in body
     assert "Fused MoE rewrite" not in text  # no operator change
 
@@ -98,7 +100,8 @@ def test_the_operators_feed_is_a_real_atom_feed(site: BuiltSite) -> None:
     summary = next(entry.summary for entry in parsed.entries if "VLLM_FOO" in entry.title)
     assert "新增环境变量 VLLM_FOO（默认 0）" in summary
     assert "<code>" not in summary
-    assert 'href="feeds/impact.xml"' in site.page("impact/") or "feeds/impact.xml" in site.page("impact/")
+    assert "../feeds/impact.xml" in hrefs(article(site.page("impact/")))
+    assert 'href="https://digest.example.org/feeds/impact.xml"' in site.page("impact/")  # announced in <head>
 
 
 def test_a_revert_and_the_reverted_commit_link_each_other(site: BuiltSite, history: History) -> None:

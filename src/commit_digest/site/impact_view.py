@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from markupsafe import Markup
 
-from commit_digest.impact.extract import ChangeKind, ImpactKind, OperatorChange
+from commit_digest.impact.extract import ImpactKind, OperatorChange
 from commit_digest.site.i18n import Texts
 
 IMPACT_KINDS: tuple[str, ...] = tuple(kind.value for kind in ImpactKind)
@@ -18,8 +18,9 @@ _STRING_LITERAL = re.compile(r"""^(['"])([^'"\\]*)\1$""")
 _CAP = 200  # characters of a value shown (a default that is a whole expression)
 
 
-def kind_key(kind: str) -> str:
-    return "impact_kind_" + kind.replace("-", "_")
+def kind_name(kind: str, texts: Texts) -> Markup:
+    """What a kind of change is called ("环境变量", "Environment variables")."""
+    return texts("impact_kind_" + kind.replace("-", "_"))
 
 
 def _code(value: str | None) -> Markup:
@@ -50,7 +51,7 @@ def change_html(change: OperatorChange, texts: Texts) -> Markup:
     }
     if not texts.has(key):
         key = "impact_other"
-        values["kind"] = texts(kind_key(change.kind.value))
+        values["kind"] = kind_name(change.kind.value, texts)
         values["change"] = texts("impact_change_" + verb) if texts.has("impact_change_" + verb) else verb
     return texts(key, **values)
 
@@ -72,7 +73,3 @@ def platforms_of(changes: Sequence[OperatorChange]) -> tuple[str, ...]:
         for platform in change.platforms:
             found.setdefault(platform, None)
     return tuple(found)
-
-
-def is_removal(change: OperatorChange) -> bool:
-    return change.change in (ChangeKind.REMOVED, ChangeKind.RENAMED)

@@ -17,10 +17,10 @@ from commit_digest.relations import Relation, Series
 from commit_digest.site import paths
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.escape import html_text
-from commit_digest.site.facts import SiteFacts, SiteRelease
+from commit_digest.site.facts import SiteFacts
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.impact_view import IMPACT_KINDS, change_html, kinds_of, platforms_of
-from commit_digest.site.model import SiteCommit
+from commit_digest.site.impact_view import IMPACT_KINDS, change_html, kind_name, kinds_of, platforms_of
+from commit_digest.site.model import Day, SiteCommit
 from commit_digest.site.render import render
 from commit_digest.site.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, fold_series, label_weeks
 
@@ -42,6 +42,7 @@ class Meaning:
         return {
             "facts": self.facts,
             "change_html": lambda change: change_html(change, self.context.texts),
+            "impact_kind_name": lambda kind: kind_name(kind, self.context.texts),
             "relation_html": lambda relation, dated=True: self.relation_html(src_uri, relation, dated=dated),
             "release_page": self.release_page,
             "series_page": lambda series: paths.series_page(series.slug),
@@ -274,8 +275,6 @@ def _counts(commits: tuple[SiteCommit, ...]) -> tuple[int, int]:
 def _notes(context: _Context, meaning: Meaning, commits: tuple[SiteCommit, ...]) -> dict[str, Any]:
     """A release's notes: counts, upgrade notes (operator changes), highlights, then each platform's
     and subsystem's notable lines, importance first."""
-    from commit_digest.site.model import Day
-
     operators = tuple(item for item in commits if meaning.facts.impact(item).changes)
     taxonomy = context.taxonomy
     return {
@@ -291,6 +290,3 @@ def _notes(context: _Context, meaning: Meaning, commits: tuple[SiteCommit, ...])
             commits, (), "subsystems", taxonomy.subsystem_ids, limit=SUBSYSTEM_LINES, other_kind="platforms"
         ),
     }
-
-
-__all__ = ["Meaning", "SiteRelease", "impact_pages", "release_pages", "series_pages"]

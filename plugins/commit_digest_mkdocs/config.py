@@ -54,6 +54,9 @@ class PluginConfig(Config):
     page_size = opt.Type(int, default=100)
     """Commits per page of a platform or subsystem month (a longer month continues in parts)."""
 
+    workers = opt.Type(int, default=0)
+    """Processes that render the generated pages (0: one per core the build may use)."""
+
     def digest_options(self) -> dict[str, object]:
         """The options that ``DigestSettings`` validates (unset optional ones left out)."""
         names = (

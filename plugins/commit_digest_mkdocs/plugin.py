@@ -15,10 +15,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import jinja2
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
@@ -58,12 +60,14 @@ from commit_digest.site.output import (
     write_sitemap,
     write_status,
 )
-from commit_digest.site.pages import Heading, PageSpec
+from commit_digest.site.pages import PageSpec
+from commit_digest.site.parallel import available_cores, batches_of, map_batches
 from commit_digest.site.status import status_facts
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy
 from commit_digest_mkdocs.config import PluginConfig
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
+from commit_digest_mkdocs.frames import ThemeFrames, toc_tokens
 from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
@@ -113,6 +117,13 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._page_urls: list[str] = []
         self._last_fetch: datetime | None = None
         self._feeds_by_page: dict[str, list[Feed]] = {}
+        # Generated pages outside the navigation: rendered in their theme frame by this plugin
+        # (not by MkDocs) after the build, as (spec, output path, URL).
+        self._framed: list[tuple[PageSpec, str, str]] = []
+        self._frames: ThemeFrames | None = None
+        self._nav: Navigation | None = None
+        self._env: jinja2.Environment | None = None
+        self._files: Files | None = None
 
     # Before material's search reads the theme language.
     @event_priority(50)
@@ -180,6 +191,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         }
         self._specs = {}
         self._reused = []
+        self._framed = []
         owned = set(files.src_uris)
         previous_site = self.previous_site_dir
         self._previous = PreviousBuild(
@@ -195,8 +207,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                     logger.debug("%s exists in the docs; not generating it", spec.src_uri)
                     continue
                 added += 1
-                if spec.inputs and spec.src_uri not in _NAV_PAGES:
-                    self._add_reusable(spec, files, config)
+                if spec.src_uri not in _NAV_PAGES:
+                    self._add_framed(spec, config)
                     continue
                 # Nav pages: always rendered (few, and the navigation needs them as pages).
                 files.append(File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.INCLUDED))
@@ -222,22 +234,31 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         base_url = config.site_url or "/"
         self._page_urls = [base_url + file.url for file in files.documentation_pages()]
         self._page_urls += [base_url + output.removesuffix("index.html") for _, output in self._reused]
+        self._page_urls += [base_url + url for _, _, url in self._framed]
         return files
 
-    def _add_reusable(self, spec: PageSpec, files: Files, config: MkDocsConfig) -> None:
-        """A not-in-nav page: copied from the previous build when its inputs are unchanged."""
-        page_digest = digest(self._shared, spec.src_uri, spec.inputs)
-        previous = self._previous.page(spec.src_uri, page_digest)
+    def _add_framed(self, spec: PageSpec, config: MkDocsConfig) -> None:
+        """A page outside the navigation: copied from the previous build when its inputs are
+        unchanged, else rendered into its theme frame after the build (``_write_framed``)."""
+        page_digest = digest(self._shared, spec.src_uri, spec.inputs) if spec.inputs else ""
+        previous = self._previous.page(spec.src_uri, page_digest) if spec.inputs else None
         if previous is not None:
             output = self._previous.manifest.pages[spec.src_uri].output  # type: ignore[union-attr]
             self._reused.append((previous, output))
         else:
-            # Reached through links, never listed in the navigation: every page stays small.
             file = File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.NOT_IN_NAV)
-            files.append(file)
-            self._specs[spec.src_uri] = spec
             output = file.dest_uri
-        self._manifest.pages[spec.src_uri] = OutputRecord(digest=page_digest, output=output)
+            self._framed.append((spec, output, file.url))
+        if spec.inputs:
+            self._manifest.pages[spec.src_uri] = OutputRecord(digest=page_digest, output=output)
+
+    def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
+        self._nav = nav
+        return nav
+
+    def on_env(self, env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files) -> jinja2.Environment:
+        self._env, self._files = env, files
+        return env
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         spec = self._specs.get(page.file.src_uri)
@@ -251,7 +272,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         spec = self._specs.get(page.file.src_uri)
         if spec is not None:
             rendered = spec.render()
-            page.toc = get_toc(_toc_tokens(rendered.headings))
+            page.toc = get_toc(toc_tokens(rendered.headings))
             return sanitize_html(rendered.html)
         if page.file.src_uri in self._sanitized:
             return sanitize_html(html)
@@ -259,11 +280,14 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         """Announces the page's feeds in its <head> (the home page and each label's page)."""
-        feeds = self._feeds_by_page.get(page.file.src_uri)
-        if not feeds or "</head>" not in output:
-            return output
-        links = feed_head_links(feeds, self.site_options.site_url, config.site_name)
-        return output.replace("</head>", links + "</head>", 1)
+        if self._frames is not None and self._frames.rendering:
+            return output  # a frame shared by many pages: each adds its own (ThemeFrames.head)
+        links = self._feed_links(page.file.src_uri)
+        return output.replace("</head>", links + "</head>", 1) if links else output
+
+    def _feed_links(self, src_uri: str) -> str:
+        feeds = self._feeds_by_page.get(src_uri)
+        return feed_head_links(feeds, self.site_options.site_url, self.site_options.site_name) if feeds else ""
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Reused pages, the status the footers show (the build time lives there, not in the
@@ -273,6 +297,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         assert self.taxonomy is not None
         site_dir = Path(config.site_dir)
         link_reused_pages(site_dir, self._reused)
+        with _as_plugin_error():
+            self._write_framed(config, site_dir)
         facts = status_facts(self._index, last_fetch=self._last_fetch)
         write_status(site_dir, facts, built_at=datetime.now(self.settings.zone), language=self.settings.language)
         self._manifest.status = facts
@@ -295,6 +321,28 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             self._previous.reused_partitions,
             feeds,
         )
+
+    def _write_framed(self, config: MkDocsConfig, site_dir: Path) -> None:
+        """The generated pages outside the navigation, each rendered once into its theme frame
+        and written straight to the site, in batches over worker processes."""
+        assert self._nav is not None and self._env is not None and self._files is not None
+        frames = self._frames = ThemeFrames(config, self._env, self._nav, self._files, head=self._feed_links)
+        pages = self._framed
+        workers = self.config.workers or available_cores()
+        batches = batches_of(len(pages), workers)
+
+        def write_batch(number: int) -> int:
+            for position in batches[number]:
+                spec, output, url = pages[position]
+                rendered = spec.render()
+                page = frames.page(spec.src_uri, url, html.escape(spec.title), rendered.headings, rendered.html)
+                target = site_dir / output
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(page.encode("utf-8", errors="xmlcharrefreplace"))
+            return len(batches[number])
+
+        written = sum(map_batches(write_batch, len(batches), workers=workers))
+        logger.info("commit-digest: rendered %s pages in %s batches (%s workers)", written, len(batches), workers)
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -386,17 +434,3 @@ def _self_hosts_fonts(config: MkDocsConfig) -> bool:
         return False
     options = privacy.config
     return bool(options.get("enabled", True) and options.get("assets", True) and options.get("assets_fetch", True))
-
-
-def _toc_tokens(headings: tuple[Heading, ...]) -> list[Any]:
-    """MkDocs' table-of-contents tokens (what the Markdown toc extension makes) from the headings
-    the page's HTML has: each heading nests under the nearest one of a lower level."""
-    root: list[Any] = []
-    stack: list[tuple[int, list[Any]]] = [(0, root)]
-    for heading in headings:
-        token = {"level": heading.level, "id": heading.id, "name": heading.title, "children": []}
-        while stack[-1][0] >= heading.level:
-            stack.pop()
-        stack[-1][1].append(token)
-        stack.append((heading.level, token["children"]))
-    return root

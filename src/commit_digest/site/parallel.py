@@ -1,0 +1,107 @@
+"""Work over batches in forked worker processes: a build uses every core it is given.
+
+The workers are forked after the caller has everything they need in memory (the site index, the
+theme's frames), so nothing is pickled but a batch's number and what it returns. A warning a
+worker logs reaches the parent's loggers (MkDocs' strict mode counts it there).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+Result = TypeVar("Result")
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.parallel")
+
+# Fewer pages than this per worker: forking costs more than it saves.
+MIN_BATCH = 8
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class _Job(Generic[Result]):
+    """The work the forked workers inherit (a module global: forked memory, not pickled)."""
+
+    def __init__(self, run: Callable[[int], Result]) -> None:
+        self.run = run
+
+
+_current: _Job[object] | None = None
+
+
+class _KeptRecords(logging.Handler):
+    """A worker's log records, sent back to the parent with its batch's result."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.records: list[tuple[str, int, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # Attached to two loggers (MkDocs' does not propagate to the root): a record once.
+        if not getattr(record, "_sent_to_parent", False):
+            record._sent_to_parent = True  # type: ignore[attr-defined]
+            self.records.append((record.name, record.levelno, record.getMessage()))
+
+    def take(self) -> list[tuple[str, int, str]]:
+        records, self.records = self.records, []
+        return records
+
+
+_kept = _KeptRecords()
+
+
+def _start_worker() -> None:
+    """In a new worker: its records go back to the parent, which prints and counts them once."""
+    for logger_name in ("", "mkdocs"):
+        found = logging.getLogger(logger_name)
+        for handler in list(found.handlers):
+            found.removeHandler(handler)
+        found.addHandler(_kept)
+
+
+def _run_batch(number: int) -> tuple[object, list[tuple[str, int, str]]]:
+    assert _current is not None
+    try:
+        return _current.run(number), _kept.take()
+    except BaseException:
+        _kept.take()
+        raise
+
+
+def map_batches(run: Callable[[int], Result], batches: int, *, workers: int) -> Iterator[Result]:
+    """``run(0)`` … ``run(batches - 1)``, in forked processes when ``workers`` > 1 (results in
+    batch order); in this process otherwise, or where fork is not available."""
+    global _current
+    if workers <= 1 or batches <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for number in range(batches):
+            yield run(number)
+        return
+    _current = _Job(run)  # type: ignore[assignment]
+    try:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(min(workers, batches), initializer=_start_worker) as pool:
+            for result, warnings in pool.imap(_run_batch, range(batches)):
+                for name, level, message in warnings:
+                    logging.getLogger(name).log(level, "%s", message)
+                yield result  # type: ignore[misc]
+    finally:
+        _current = None
+
+
+def batches_of(count: int, workers: int, *, per_worker: int = 8) -> list[range]:
+    """``count`` items cut into about ``per_worker`` batches per worker (a slow batch does not
+    hold the others up), none smaller than MIN_BATCH items."""
+    if count == 0:
+        return []
+    wanted = max(1, min(workers * per_worker, count // MIN_BATCH))
+    size = -(-count // wanted)
+    return [range(start, min(start + size, count)) for start in range(0, count, size)]

@@ -1,0 +1,52 @@
+"""Batches in forked workers: results in order, a worker's warnings reach the parent's loggers."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import pytest
+
+from commit_digest.site.parallel import MIN_BATCH, batches_of, map_batches
+
+
+def test_batches_run_in_other_processes_and_return_in_order() -> None:
+    parent = os.getpid()
+    results = list(map_batches(lambda number: (number, os.getpid()), 6, workers=2))
+    assert [number for number, _ in results] == list(range(6))
+    assert all(pid != parent for _, pid in results)
+
+
+def test_one_worker_runs_in_this_process() -> None:
+    assert list(map_batches(lambda number: os.getpid(), 3, workers=1)) == [os.getpid()] * 3
+
+
+def test_a_warning_logged_in_a_worker_is_logged_once_by_the_parent(caplog: pytest.LogCaptureFixture) -> None:
+    warn = logging.getLogger("mkdocs.plugins.commit_digest.test")
+
+    def run(number: int) -> int:
+        warn.warning("batch %s has a page without a title", number)
+        return number
+
+    with caplog.at_level(logging.INFO):
+        assert list(map_batches(run, 2, workers=2)) == [0, 1]
+    messages = [record.getMessage() for record in caplog.records if record.name == warn.name]
+    assert messages == ["batch 0 has a page without a title", "batch 1 has a page without a title"]
+
+
+def test_an_error_in_a_worker_is_raised_in_the_parent() -> None:
+    def run(number: int) -> int:
+        if number == 1:
+            raise ValueError("page commits/abc.md: bad template")
+        return number
+
+    with pytest.raises(ValueError, match="commits/abc.md"):
+        list(map_batches(run, 3, workers=2))
+
+
+def test_items_are_cut_into_batches_that_cover_them_once() -> None:
+    assert batches_of(0, 2) == []
+    cut = batches_of(1000, 2)
+    assert [index for batch in cut for index in batch] == list(range(1000))
+    assert len(cut) == 16 and min(len(batch) for batch in cut) >= MIN_BATCH
+    assert len(batches_of(3 * MIN_BATCH, 2)) == 3

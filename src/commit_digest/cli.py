@@ -39,7 +39,9 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer killed by SIGPIPE
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; of the one ``argv`` names when it names one, so a
+    nightly ``build`` does not import the LLM client's and the fetchers' libraries."""
     parser = argparse.ArgumentParser(
         prog="commit-digest",
         description="Collect, analyse and publish the commits of a repository as a daily digest site.",
@@ -47,13 +49,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
+    chosen = None if argv is None else _chosen_module(argv)
+    for name in COMMAND_MODULES if chosen is None else (chosen,):
         importlib.import_module(f"commit_digest.commands.{name}").register(subparsers)
     return parser
 
 
+def _chosen_module(argv: Sequence[str]) -> str | None:
+    """The command module the first word that is not an option names, if it names one."""
+    for word in argv:
+        if word.startswith("-"):
+            continue
+        name = word.replace("-", "_")
+        return name if name in COMMAND_MODULES else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.INFO
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)

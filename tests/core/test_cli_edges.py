@@ -162,3 +162,13 @@ def test_every_option_flag_exists_on_some_command() -> None:
         flag for parser in subcommands.choices.values() for action in parser._actions for flag in action.option_strings
     }
     assert set(OPTION_FLAGS.values()) <= flags
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    """``commit-digest build`` (nightly, every build) does not import the LLM client's library."""
+    code = (
+        "import sys, commit_digest.cli as c; c.build_parser(['build', '--help-not-parsed']); "
+        "print('openai' in sys.modules, 'commit_digest.commands.analyze' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["False", "False"]

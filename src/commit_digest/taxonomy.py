@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 from itertools import pairwise
@@ -31,6 +32,12 @@ _PATH_TOKEN_SPLIT = re.compile(r"[/_.\-\s]+")
 _TEST_OR_DOC = pathspec.GitIgnoreSpec.from_lines(
     ["tests/", "test/", "docs/", "*.md", "*.rst", "examples/", "test_*.py", "*_test.py"]
 )
+# The word characters of a word rule's boundaries, as written there (without IGNORECASE).
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+# The four letters besides ASCII's that IGNORECASE makes equal to an ASCII letter (İ ı → i, ſ → s,
+# Kelvin K → k; see the re docs): a text holding one is scanned by every rule, unfiltered.
+_ASCII_CASE_TWINS = re.compile("[\u0130\u0131\u017f\u212a]")
+_MAX_REMEMBERED_PATHS = 200_000  # bounded, whatever the archive
 
 
 class _Frozen(BaseModel):
@@ -81,52 +88,109 @@ class LabelRule(_Frozen):
         return frozenset(token.lower() for token in self.path_tokens)
 
     @cached_property
-    def _word_patterns(self) -> tuple[tuple[re.Pattern[str], dict[str, str]], ...]:
-        """One alternation per case rule (a few regex scans per text instead of one per word),
-        with the way back from a matched text to the word as the rule lists it."""
-        patterns = []
-        for words, ignore_case in ((self.words, True), (self.words_exact, False)):
-            if words:
-                canonical = {(word.lower() if ignore_case else word): word for word in words}
-                patterns.append((_words_pattern(words, ignore_case=ignore_case), canonical))
-        return tuple(patterns)
+    def _word_patterns(self) -> tuple[_Words, ...]:
+        """One alternation per case rule (a few regex scans per text instead of one per word)."""
+        return tuple(
+            _words(words, ignore_case=ignore_case)
+            for words, ignore_case in ((self.words, True), (self.words_exact, False))
+            if words
+        )
 
-    @cached_property
-    def _path_verdicts(self) -> dict[str, bool]:
-        return {}
+    def counts_path(self, path: str) -> bool:
+        """Whether a changed path earns this label (``Taxonomy`` remembers the answer per path)."""
+        if self.exclude_paths and self._exclude_spec.match_file(path):
+            return False
+        return bool(
+            (self.paths and self._path_spec.match_file(path))
+            or (self._token_set and self._token_set.intersection(path_tokens(path)))
+        )
 
-    def _path_counts(self, path: str) -> bool:
-        """Whether a changed path earns this label; remembered, as the same paths recur in
-        commit after commit and gitignore-style matching is the slow part of classifying."""
-        verdict = self._path_verdicts.get(path)
-        if verdict is None:
-            if self.exclude_paths and self._exclude_spec.match_file(path):
-                verdict = False
-            else:
-                verdict = bool(
-                    (self.paths and self._path_spec.match_file(path))
-                    or (self._token_set and self._token_set.intersection(path_tokens(path)))
-                )
-            if len(self._path_verdicts) < 200_000:  # bounded, whatever the archive
-                self._path_verdicts[path] = verdict
-        return verdict
-
-    def reasons(
-        self, tags: Sequence[str], text_fields: Mapping[str, str], paths: Sequence[str], *, paths_may_count: bool
-    ) -> list[str]:
+    def reasons(self, tags: Sequence[str], texts: Sequence[_Text], paths: Sequence[str]) -> list[str]:
+        """Why this label fits: the title's tags it has, the ``paths`` that count for it (as
+        ``Taxonomy.path_match`` tells), the words it finds in each text, in that order."""
         found: list[str] = []
         for tag in tags:
             if tag in self._tag_set:
                 found.append(f"tag [{tag}]")
-        if paths_may_count:
-            found.extend(f"path {path}" for path in paths if self._path_counts(path))
-        for field, text in text_fields.items():
-            for pattern, canonical in self._word_patterns:
-                for match in pattern.finditer(text):
-                    matched = match.group(0)
-                    word = canonical.get(matched, canonical.get(matched.lower(), matched))
-                    found.append(f"word “{word}” in {field}")
+        found.extend(f"path {path}" for path in paths)
+        for text in texts:
+            for words in self._word_patterns:
+                if words.may_match(text):
+                    for match in words.pattern.finditer(text.text):
+                        found.append(f"word “{words.canonical_of(match.group(0))}” in {text.field}")
         return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class _Text:
+    """A title or message as the word rules read it: the text, and its ASCII word runs, which
+    tell most rules at once that they cannot match (a set lookup instead of a regex scan)."""
+
+    field: str
+    text: str
+    runs: frozenset[str]  # maximal runs of [A-Za-z0-9_], as written
+    folded_runs: frozenset[str] | None  # the same lowercased; None when IGNORECASE could see more
+
+
+def _text(field: str, text: str) -> _Text:
+    runs = frozenset(_ASCII_WORD.findall(text))
+    folded = None if _ASCII_CASE_TWINS.search(text) else frozenset(run.lower() for run in runs)
+    return _Text(field=field, text=text, runs=runs, folded_runs=folded)
+
+
+@dataclass(frozen=True)
+class _Words:
+    """The words of a rule under one case rule: the regex that finds them, and a cheap test
+    that a text cannot hold any of them, so most rules never scan most texts.
+
+    The test is sound because of the regex's boundaries: a match of a word that starts with
+    an ASCII word character starts a maximal run of the text's word characters, and its
+    leading run (``anchors``) is that whole run. Other words (CJK, "/v1/...") are looked for
+    anywhere, with the regex's flags, by ``loose``."""
+
+    pattern: re.Pattern[str]
+    canonical: dict[str, str]  # matched text (lowercased when ignore_case) -> the word as listed
+    ignore_case: bool
+    anchors: frozenset[str]  # the leading runs, lowercased when ignore_case
+    loose: re.Pattern[str] | None
+
+    def may_match(self, text: _Text) -> bool:
+        runs = text.folded_runs if self.ignore_case else text.runs
+        if runs is None or not self.anchors.isdisjoint(runs):
+            return True
+        return self.loose is not None and self.loose.search(text.text) is not None
+
+    def canonical_of(self, matched: str) -> str:
+        return self.canonical.get(matched, self.canonical.get(matched.lower(), matched))
+
+
+def _words(words: Sequence[str], *, ignore_case: bool) -> _Words:
+    anchors: set[str] = set()
+    loose: list[str] = []
+    for word in words:
+        run = _ASCII_WORD.match(word)
+        # A word with a case twin in it could end its leading run where a text's run goes on.
+        if run is None or _ASCII_CASE_TWINS.search(word):
+            loose.append(word)
+        else:
+            anchors.add(run.group().lower() if ignore_case else run.group())
+    flags = re.IGNORECASE if ignore_case else 0
+    return _Words(
+        pattern=_words_pattern(words, ignore_case=ignore_case),
+        canonical={(word.lower() if ignore_case else word): word for word in words},
+        ignore_case=ignore_case,
+        anchors=frozenset(anchors),
+        loose=re.compile("|".join(map(re.escape, loose)), flags) if loose else None,
+    )
+
+
+@dataclass(frozen=True)
+class _PathMatch:
+    """What a changed path means to a taxonomy: the rules (by position) it counts for."""
+
+    test_or_doc: bool
+    platforms: frozenset[int]
+    subsystems: frozenset[int]
 
 
 class Taxonomy(_Frozen):
@@ -138,6 +202,24 @@ class Taxonomy(_Frozen):
     @cached_property
     def _classified(self) -> dict[tuple[str, str, tuple[str, ...]], Classification]:
         return {}
+
+    @cached_property
+    def _path_matches(self) -> dict[str, _PathMatch]:
+        return {}
+
+    def path_match(self, path: str) -> _PathMatch:
+        """Which rules a changed path counts for; remembered, as the same paths recur in commit
+        after commit and gitignore-style matching is the slow part of classifying."""
+        found = self._path_matches.get(path)
+        if found is None:
+            found = _PathMatch(
+                test_or_doc=bool(_TEST_OR_DOC.match_file(path)),
+                platforms=frozenset(i for i, rule in enumerate(self.platforms) if rule.counts_path(path)),
+                subsystems=frozenset(i for i, rule in enumerate(self.subsystems) if rule.counts_path(path)),
+            )
+            if len(self._path_matches) < _MAX_REMEMBERED_PATHS:
+                self._path_matches[path] = found
+        return found
 
     def classify(self, title: str, message: str, paths: Sequence[str]) -> Classification:
         """``classify`` with this taxonomy, remembered: a build labels every commit by the current
@@ -213,19 +295,22 @@ def classify(
 ) -> Classification:
     taxonomy = taxonomy or load_taxonomy()
     tags = title_tags(title)
-    texts = {"title": title}
+    texts = [_text("title", title)]
     # Template boilerplate ("What this PR does / why we need it?", checklists, "CI passed with
     # new added/existing test.") is not about the change: it would give every commit of a
     # repository the same labels.
     body = described_message(message).strip()
     if body and body != title.strip():
-        texts["message"] = body
-    only_tests_or_docs = bool(paths) and all(_TEST_OR_DOC.match_file(path) for path in paths)
+        texts.append(_text("message", body))
+    matches = [taxonomy.path_match(path) for path in paths]
+    only_tests_or_docs = bool(paths) and all(match.test_or_doc for match in matches)
+    platform_paths = _paths_by_rule(paths, [match.platforms for match in matches]) if not only_tests_or_docs else {}
+    subsystem_paths = _paths_by_rule(paths, [match.subsystems for match in matches])
 
-    def labels_for(rules: Sequence[LabelRule], *, paths_may_count: bool) -> list[tuple[Label, list[str]]]:
+    def labels_for(rules: Sequence[LabelRule], counted_paths: Mapping[int, list[str]]) -> list[tuple[Label, list[str]]]:
         labelled = []
-        for rule in rules:
-            reasons = rule.reasons(tags, texts, paths, paths_may_count=paths_may_count)
+        for position, rule in enumerate(rules):
+            reasons = rule.reasons(tags, texts, counted_paths.get(position, ()))
             if reasons:
                 shown = "; ".join(reasons[:MAX_REASONS_PER_LABEL])
                 if len(reasons) > MAX_REASONS_PER_LABEL:
@@ -233,18 +318,27 @@ def classify(
                 labelled.append((Label(id=rule.id, source=LabelSource.RULE, reason=shown[:300]), reasons))
         return labelled
 
-    platforms = labels_for(taxonomy.platforms, paths_may_count=not only_tests_or_docs)
+    platforms = labels_for(taxonomy.platforms, platform_paths)
     # A platform named only in the message (an upstream-sync note, a list of related PRs) does
     # not join one that the title, its tags or the paths give.
     strong = [item for item in platforms if any(not reason.endswith(" in message") for reason in item[1])]
     if strong:
         platforms = strong
-    subsystems = labels_for(taxonomy.subsystems, paths_may_count=True)
+    subsystems = labels_for(taxonomy.subsystems, subsystem_paths)
     return Classification(
         platforms=tuple(label for label, _ in platforms),
         subsystems=tuple(label for label, _ in subsystems),
         reasons={label.id: reasons for label, reasons in platforms + subsystems},
     )
+
+
+def _paths_by_rule(paths: Sequence[str], rules_of_path: Sequence[frozenset[int]]) -> dict[int, list[str]]:
+    """Each rule's counting paths, in the commit's order: one pass over the paths, not one per rule."""
+    by_rule: dict[int, list[str]] = {}
+    for path, rules in zip(paths, rules_of_path, strict=True):
+        for position in rules:
+            by_rule.setdefault(position, []).append(path)
+    return by_rule
 
 
 # -- loading --------------------------------------------------------------------------------

@@ -246,3 +246,40 @@ def test_pr_template_boilerplate_gives_no_label() -> None:
     # The author's own words still count.
     written = classify("Fix rotary cache shape", message.replace("Fix the shape", "Fix the CI shape"), [])
     assert "ci" in {label.id for label in written.subsystems}
+
+
+# -- word matching shortcuts ------------------------------------------------------------------
+
+
+def test_word_rules_find_exactly_what_their_boundaries_allow() -> None:
+    """Classifying reads a text's ASCII word runs to skip the rules that cannot match it; these
+    are the texts where such a shortcut could drop or add a match."""
+    taxonomy = load_taxonomy(
+        {
+            "subsystems": {
+                "probe": {
+                    "name": {"zh": "探针", "en": "Probe"},
+                    "words": ["kernel", "cuda", "CUDA graph", "graph capture", "capture mode", "量化", "/v1/chat"],
+                    "words_exact": ["DP"],
+                }
+            }
+        }
+    )
+
+    def found(title: str, message: str = "") -> list[str]:
+        return classify(title, message, [], taxonomy).reasons.get("probe", [])
+
+    # IGNORECASE reads the Kelvin sign as "k" and "ſ" as "s": both are word characters then.
+    assert found("Fix \u212aernel launch") == ["word “kernel” in title"]
+    assert found("Fix \u017fkernel launch") == []
+    assert found("Fix KERNELS, Kernel_x and xkernel") == []
+    # A case-sensitive word's boundaries are ASCII's alone.
+    assert found("Add \u212aDP and dp") == ["word “DP” in title"]
+    # No ASCII run to start from: found after CJK text or a space, not after an ASCII digit.
+    assert found("支持量化") == ["word “量化” in title"]
+    assert found("fp8量化") == []
+    assert found("Fix", "POST /v1/chat fails") == ["word “/v1/chat” in message"]
+    # The longest word first, and matches do not overlap: "capture" is taken by "graph capture".
+    assert found("cuda cuda graph") == ["word “cuda” in title", "word “CUDA graph” in title"]
+    assert found("Fix graph capture mode") == ["word “graph capture” in title"]
+    assert found("Fix capture mode of graph") == ["word “capture mode” in title"]

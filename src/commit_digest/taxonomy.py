@@ -96,6 +96,20 @@ class LabelRule(_Frozen):
             if words
         )
 
+    @cached_property
+    def _triggers(self) -> frozenset[str] | None:
+        """What a commit's tags and ASCII word runs must hold for this rule to find a tag or a
+        word in it: its tags and its words' anchors (None: it has words looked for anywhere)."""
+        if any(words.loose is not None for words in self._word_patterns):
+            return None
+        return self._tag_set.union(*(words.anchors for words in self._word_patterns))
+
+    def may_concern(self, keys: frozenset[str] | None) -> bool:
+        """Whether a commit with these tags and runs (``_keys``) may have a tag or a word of this
+        rule: most rules are passed over with one set test."""
+        triggers = self._triggers
+        return keys is None or triggers is None or not triggers.isdisjoint(keys)
+
     def counts_path(self, path: str) -> bool:
         """Whether a changed path earns this label (``Taxonomy`` remembers the answer per path)."""
         if self.exclude_paths and self._exclude_spec.match_file(path):
@@ -108,45 +122,68 @@ class LabelRule(_Frozen):
     def reasons(self, tags: Sequence[str], texts: Sequence[_Text], paths: Sequence[str]) -> list[str]:
         """Why this label fits: the title's tags it has, the ``paths`` that count for it (as
         ``Taxonomy.path_match`` tells), the words it finds in each text, in that order."""
-        found: list[str] = []
-        for tag in tags:
-            if tag in self._tag_set:
-                found.append(f"tag [{tag}]")
-        found.extend(f"path {path}" for path in paths)
+        found = [f"tag [{tag}]" for tag in tags if tag in self._tag_set]
+        found.extend([f"path {path}" for path in paths])
         for text in texts:
             for words in self._word_patterns:
-                if words.may_match(text):
-                    for match in words.pattern.finditer(text.text):
-                        found.append(f"word “{words.canonical_of(match.group(0))}” in {text.field}")
-        return list(dict.fromkeys(found))
+                for match in words.matches(text):
+                    found.append(f"word “{words.canonical_of(match.group(0))}” in {text.field}")
+        return list(dict.fromkeys(found)) if found else found
+
+
+class _Runs:
+    """A text's maximal runs of ASCII word characters (as written, or lowercased): which there
+    are, and, for the few rules that have one of them as an anchor, where each starts."""
+
+    def __init__(self, text: str, runs: list[str]) -> None:
+        self.text = text
+        self.runs = runs
+        self.distinct = frozenset(runs)
+
+    @cached_property
+    def starts(self) -> dict[str, list[int]]:
+        """Where each distinct run starts in the text, in order."""
+        found: dict[str, list[int]] = {}
+        for match, run in zip(_ASCII_WORD.finditer(self.text), self.runs, strict=True):
+            found.setdefault(run, []).append(match.start())
+        return found
 
 
 @dataclass(frozen=True)
 class _Text:
     """A title or message as the word rules read it: the text, and its ASCII word runs, which
-    tell most rules at once that they cannot match (a set lookup instead of a regex scan)."""
+    tell where a word rule's match can start (most rules: nowhere)."""
 
     field: str
     text: str
-    runs: frozenset[str]  # maximal runs of [A-Za-z0-9_], as written
-    folded_runs: frozenset[str] | None  # the same lowercased; None when IGNORECASE could see more
+    runs: _Runs  # as written
+    folded: _Runs | None  # lowercased; None when IGNORECASE could see other runs (a case twin)
+
+
+def _keys(tags: Sequence[str], texts: Sequence[_Text]) -> frozenset[str] | None:
+    """A commit's tags and ASCII word runs (as written and lowercased) in one set, for
+    ``LabelRule.may_concern``; None when a text's runs may not be all IGNORECASE sees."""
+    if any(text.folded is None for text in texts):
+        return None
+    return frozenset(tags).union(*(runs.distinct for text in texts for runs in (text.runs, text.folded) if runs))
 
 
 def _text(field: str, text: str) -> _Text:
-    runs = frozenset(_ASCII_WORD.findall(text))
-    folded = None if _ASCII_CASE_TWINS.search(text) else frozenset(run.lower() for run in runs)
-    return _Text(field=field, text=text, runs=runs, folded_runs=folded)
+    runs = _ASCII_WORD.findall(text)
+    folded = None if _ASCII_CASE_TWINS.search(text) else _Runs(text, [run.lower() for run in runs])
+    return _Text(field=field, text=text, runs=_Runs(text, runs), folded=folded)
 
 
 @dataclass(frozen=True)
 class _Words:
-    """The words of a rule under one case rule: the regex that finds them, and a cheap test
-    that a text cannot hold any of them, so most rules never scan most texts.
+    """The words of a rule under one case rule: the regex that finds them, tried only where a
+    match can start, so most rules never scan most texts (Python's re tries a lookbehind-led
+    alternation at every position of a text).
 
-    The test is sound because of the regex's boundaries: a match of a word that starts with
-    an ASCII word character starts a maximal run of the text's word characters, and its
-    leading run (``anchors``) is that whole run. Other words (CJK, "/v1/...") are looked for
-    anywhere, with the regex's flags, by ``loose``."""
+    Where a match can start follows from the regex's boundaries: a match of a word that starts
+    with an ASCII word character starts a maximal run of the text's ASCII word characters, and
+    the word's leading run (its anchor) is that whole run. Other words (CJK, "/v1/...") are
+    looked for anywhere, with the regex's flags, by ``loose``; a text holding one is scanned."""
 
     pattern: re.Pattern[str]
     canonical: dict[str, str]  # matched text (lowercased when ignore_case) -> the word as listed
@@ -154,11 +191,25 @@ class _Words:
     anchors: frozenset[str]  # the leading runs, lowercased when ignore_case
     loose: re.Pattern[str] | None
 
-    def may_match(self, text: _Text) -> bool:
-        runs = text.folded_runs if self.ignore_case else text.runs
-        if runs is None or not self.anchors.isdisjoint(runs):
-            return True
-        return self.loose is not None and self.loose.search(text.text) is not None
+    def matches(self, text: _Text) -> list[re.Match[str]]:
+        """The matches ``pattern.finditer`` gives, the same ones in the same order."""
+        runs = text.folded if self.ignore_case else text.runs
+        if runs is None or (self.loose is not None and self.loose.search(text.text)):
+            return list(self.pattern.finditer(text.text))
+        anchored = self.anchors.intersection(runs.distinct)
+        if not anchored:
+            return []
+        # finditer's scan, done at the only places a match can start: the leftmost match at or
+        # after the end of the previous one (no word is empty: "" is loose, so never here).
+        found: list[re.Match[str]] = []
+        end = 0
+        for start in sorted(start for run in anchored for start in runs.starts[run]):
+            if start >= end:
+                match = self.pattern.match(text.text, start)  # its lookbehind sees text[start - 1]
+                if match is not None:
+                    found.append(match)
+                    end = match.end()
+        return found
 
     def canonical_of(self, matched: str) -> str:
         return self.canonical.get(matched, self.canonical.get(matched.lower(), matched))
@@ -307,10 +358,15 @@ def classify(
     platform_paths = _paths_by_rule(paths, [match.platforms for match in matches]) if not only_tests_or_docs else {}
     subsystem_paths = _paths_by_rule(paths, [match.subsystems for match in matches])
 
+    keys = _keys(tags, texts)
+
     def labels_for(rules: Sequence[LabelRule], counted_paths: Mapping[int, list[str]]) -> list[tuple[Label, list[str]]]:
         labelled = []
         for position, rule in enumerate(rules):
-            reasons = rule.reasons(tags, texts, counted_paths.get(position, ()))
+            paths_counted = counted_paths.get(position, ())
+            if not paths_counted and not rule.may_concern(keys):
+                continue
+            reasons = rule.reasons(tags, texts, paths_counted)
             if reasons:
                 shown = "; ".join(reasons[:MAX_REASONS_PER_LABEL])
                 if len(reasons) > MAX_REASONS_PER_LABEL:

@@ -109,6 +109,42 @@ def test_entry_encoding_round_trips() -> None:
     assert shard_count(0) == 1 and shard_count(10 * 1024 * 1024) == 512
 
 
+def reference_entry(gram: str, postings: list[int]) -> bytes:
+    """An entry as the module's docstring states it, one posting at a time."""
+
+    def varint(value: int) -> bytes:
+        out = bytearray()
+        while value >= 0x80:
+            out.append(value & 0x7F | 0x80)
+            value >>= 7
+        return bytes((*out, value))
+
+    raw = gram.encode("utf-8")
+    out, previous = varint(len(raw)) + raw + varint(len(postings)), 0
+    for posting in postings:
+        out += varint((posting >> 2) - previous << 2 | posting & 3)
+        previous = posting >> 2
+    return out
+
+
+@pytest.mark.parametrize(
+    "gaps",
+    [
+        [],
+        [0, 1, 1, 31],  # every value below 128: one byte each
+        [0, 32, 1],  # 128 and more: two bytes, though bytes() would take it
+        [63, 64, 1],  # 256 and more
+        [4095, 4096, 1 << 20, 1],  # past the two-byte varints
+    ],
+)
+def test_entry_bytes_at_the_varint_edges(gaps: list[int]) -> None:
+    from array import array
+    from itertools import accumulate
+
+    postings = [doc << 2 | index % 4 for index, doc in enumerate(accumulate(gaps))]
+    assert encode_entry("g", array("I", postings)) == reference_entry("g", postings)
+
+
 class CountingReader:
     """The index files in memory, counting what a search reads."""
 

@@ -27,13 +27,17 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
+from functools import cache, partial
+from itertools import chain, repeat
+from operator import and_, sub
 from typing import TypeVar
 
 from commit_digest.search.query import PULL_REQUEST_GRAM, SynonymGroup
-from commit_digest.search.tokens import document_grams, fnv1a
+from commit_digest.search.tokens import RunGrams, RunKey, fnv1a, grams_of, run_keys
 
 T = TypeVar("T")
 
@@ -108,21 +112,36 @@ class SearchDocument:
 
     def grams(self) -> dict[str, int]:
         """Every gram of the document with its level (the best field holding it)."""
-        levels: dict[str, int] = {}
-        for level, text in self.fields.by_level():  # best first: the first level seen is the best
-            for gram in document_grams(text):
-                levels.setdefault(gram, level)
-        for label in self.platforms:
-            levels[PLATFORM_GRAM + label] = LABELS
-        for label in self.subsystems:
-            levels[SUBSYSTEM_GRAM + label] = LABELS
+        return {gram: level for level, grams in self.grams_by_level() for gram in grams}
+
+    def grams_by_level(self, known: RunGrams | None = None) -> list[tuple[int, set[str]]]:
+        """The document's grams by level, best first, each gram under the best field holding it
+        (``known``: as for ``grams_of``)."""
+        known = {} if known is None else known
+        groups: list[tuple[int, set[str]]] = []
+        taken_keys: set[RunKey] = set()
+        taken: set[str] = set()
+        for level, text in self.fields.by_level():
+            # A run a better field holds gave its grams there: only the others are cut up.
+            keys = run_keys(text)
+            keys.difference_update(taken_keys)
+            taken_keys.update(keys)
+            grams = grams_of(keys, known)
+            grams.difference_update(taken)
+            taken.update(grams)
+            groups.append((level, grams))
+        # Label grams start with a control character, so no text gram is one of them: each joins
+        # the group of its level as it is.
+        labels, title = dict(groups)[LABELS], dict(groups)[TITLE]
+        labels.update(PLATFORM_GRAM + label for label in self.platforms)
+        labels.update(SUBSYSTEM_GRAM + label for label in self.subsystems)
         if self.importance:
-            levels[IMPORTANCE_GRAM + self.importance] = LABELS
+            labels.add(IMPORTANCE_GRAM + self.importance)
         if self.pull_request:
-            levels[PULL_REQUEST_GRAM + str(self.pull_request)] = TITLE
+            title.add(PULL_REQUEST_GRAM + str(self.pull_request))
         if self.repository:
-            levels[REPOSITORY_GRAM + self.repository] = LABELS
-        return levels
+            labels.add(REPOSITORY_GRAM + self.repository)
+        return groups
 
 
 @dataclass(frozen=True)
@@ -171,17 +190,45 @@ def encode_varint(value: int, out: bytearray) -> None:
 
 def encode_entry(gram: str, postings: array) -> bytes:
     """``postings``: ``doc_id << 2 | level`` in ascending id order."""
-    out = bytearray()
     raw = gram.encode("utf-8")
-    encode_varint(len(raw), out)
-    out += raw
-    encode_varint(len(postings), out)
-    previous = 0
-    for posting in postings:
-        doc_id = posting >> 2
-        encode_varint((doc_id - previous) << 2 | (posting & 3), out)
-        previous = doc_id
+    head = bytearray()
+    encode_varint(len(raw), head)
+    head += raw
+    encode_varint(len(postings), head)
+    return bytes(head) + encode_postings(postings)
+
+
+def encode_postings(postings: array) -> bytes:
+    """``varint(gap << 2 | level)`` of each posting (``doc_id << 2 | level``, ascending ids).
+
+    A posting less the previous one's id bits is that value, so C-level maps give the values
+    with no Python code per posting. A common gram's values are mostly below 128, one byte each
+    (bytes() takes them whole); the others take their bytes from a table."""
+    try:
+        encoded = bytes(_gap_values(postings))
+        if max(encoded, default=0) < 0x80:
+            return encoded
+    except ValueError:  # a value of 256 or more
+        pass
+    table = _short_varints()
+    return b"".join([table[value] if value < len(table) else _varint(value) for value in _gap_values(postings)])
+
+
+def _gap_values(postings: array) -> Iterator[int]:
+    """``gap << 2 | level`` of each posting: the posting less the previous posting's id bits."""
+    return map(sub, postings, chain((0,), map(and_, postings, repeat(~3))))
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    encode_varint(value, out)
     return bytes(out)
+
+
+@cache
+def _short_varints() -> tuple[bytes, ...]:
+    """The varints of one and two bytes (gaps below 4096 documents), built once."""
+    return tuple([bytes((value,)) for value in range(0x80)] + [_varint(value) for value in range(0x80, 1 << 14)])
 
 
 def decode_shard(data: bytes) -> dict[str, list[tuple[int, int]]]:
@@ -240,20 +287,22 @@ def filter_bucket(gram: str) -> int:
     return fnv1a(gram) % FILTER_BUCKETS
 
 
-def filter_bits(gram: str, block_bits: int) -> tuple[int, list[int]]:
-    """The bucket of a gram and its bit positions in a block of ``block_bits``."""
-    first = fnv1a(gram)
+def filter_bits(gram: str, block_bits: int, first: int | None = None) -> tuple[int, list[int]]:
+    """The bucket of a gram and its bit positions in a block of ``block_bits`` (``first``: the
+    gram's ``fnv1a`` when known)."""
+    first = fnv1a(gram) if first is None else first
     second = fnv1a(FILTER_SEED + gram)
     step = (first >> 8) | 1
     return first % FILTER_BUCKETS, [(second + i * step) % block_bits for i in range(FILTER_HASHES)]
 
 
-def partition_filter(grams: Iterable[str], count: int) -> tuple[bytes, int]:
-    """The Bloom filter of a partition's ``count`` distinct grams, and its block size."""
+def partition_filter(grams: Iterable[str], count: int, hashes: Mapping[str, int] | None = None) -> tuple[bytes, int]:
+    """The Bloom filter of a partition's ``count`` distinct grams, and its block size
+    (``hashes``: each gram's ``fnv1a``, when known)."""
     block = filter_block_bytes(count)
     bits = bytearray(block * FILTER_BUCKETS)
     for gram in grams:
-        bucket, positions = filter_bits(gram, block * 8)
+        bucket, positions = filter_bits(gram, block * 8, hashes[gram] if hashes is not None else None)
         for position in positions:
             bits[bucket * block + (position >> 3)] |= 1 << (position & 7)
     return bytes(bits), block
@@ -288,24 +337,19 @@ def day_counts(documents: list[SearchDocument]) -> list[list[object]]:
 
 def partition_files(part_id: str, documents: list[SearchDocument]) -> Iterator[tuple[str, bytes]]:
     """The shard, chunk and filter files of one partition; ``documents`` newest first."""
-    postings: dict[str, array] = {}
-    for doc_id, document in enumerate(documents):
-        for gram, level in document.grams().items():
-            ids = postings.get(gram)
-            if ids is None:
-                postings[gram] = ids = array("I")
-            ids.append(doc_id << 2 | level)
-    yield f"{part_id}/filter.bin", partition_filter(postings, len(postings))[0]
-    entries: list[tuple[int, str, bytes]] = []
+    postings = partition_postings(documents)
+    hashes = {gram: fnv1a(gram) for gram in postings}  # the filter and the shards both need them
+    yield f"{part_id}/filter.bin", partition_filter(postings, len(postings), hashes)[0]
+    entries: list[tuple[int, bytes]] = []
     total = 0
     for gram in sorted(postings):
         entry = encode_entry(gram, postings.pop(gram))
         total += len(entry)
-        entries.append((fnv1a(gram), gram, entry))
-    del postings
+        entries.append((hashes[gram], entry))
+    del postings, hashes
     shards = shard_count(total)
     grouped: list[list[bytes]] = [[] for _ in range(shards)]
-    for hashed, _gram, entry in entries:  # sorted by gram, so each shard is too
+    for hashed, entry in entries:  # sorted by gram, so each shard is too
         grouped[hashed % shards].append(entry)
     del entries
     for shard, parts in enumerate(grouped):
@@ -314,6 +358,18 @@ def partition_files(part_id: str, documents: list[SearchDocument]) -> Iterator[t
         rows = [document.row() for document in documents[start : start + CHUNK_SIZE]]
         text = json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
         yield f"{part_id}/d/{start // CHUNK_SIZE}.json", text.encode("utf-8")
+
+
+def partition_postings(documents: list[SearchDocument]) -> dict[str, array]:
+    """Each gram's postings, ``doc_id << 2 | level`` in ascending id order, in compact arrays."""
+    postings: defaultdict[str, array] = defaultdict(partial(array, "I"))
+    known: RunGrams = {}  # the partition's runs, each cut into grams once
+    for doc_id, document in enumerate(documents):
+        for level, grams in document.grams_by_level(known):
+            posting = doc_id << 2 | level
+            for gram in grams:
+                postings[gram].append(posting)
+    return postings
 
 
 def partitions_of(items: Iterable[T], day_of: Callable[[T], date]) -> Iterator[tuple[str, list[T]]]:

@@ -1,4 +1,4 @@
-"""Text to search grams: one definition, mirrored line for line by ``assets/digest-search.js``.
+"""Text to search grams: one definition, mirrored by ``assets/digest-search-query.js`` (tests hold the two equal).
 
 Recall by construction: a query term that occurs in a document's text as a substring (after
 normalisation) yields only grams the document also holds, so AND over the term's grams finds it.
@@ -23,6 +23,7 @@ normalisation) yields only grams the document also holds, so AND over the term's
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,7 +84,17 @@ def is_cjk(char: str) -> bool:
     return any(low <= code <= high for low, high in CJK_RANGES)
 
 
-_RUN = re.compile("([0-9a-z_]+)|([" + "".join(f"{chr(low)}-{chr(high)}" for low, high in CJK_RANGES) + "]+)")
+_CJK_CLASS = "".join(f"{chr(low)}-{chr(high)}" for low, high in CJK_RANGES)
+_RUN = re.compile(f"([0-9a-z_]+)|([{_CJK_CLASS}]+)")
+# A run, and the character right after it when that starts a run (of the other kind, as runs
+# are maximal): "fp8量化" gives ("fp8", "量") and ("量化", ""). One scan finds the runs and
+# the junctions between them.
+_RUN_AND_NEXT = re.compile(f"([0-9a-z_]+|[{_CJK_CLASS}]+)(?=([0-9a-z_{_CJK_CLASS}]?))")
+
+# A run and the first character of a run touching its end, or "" (see ``run_keys``).
+RunKey = tuple[str, str]
+# The grams of each run key met so far (see ``grams_of``).
+RunGrams = dict[RunKey, tuple[str, ...]]
 
 
 def runs(normalised: str) -> Iterator[Run]:
@@ -91,27 +102,50 @@ def runs(normalised: str) -> Iterator[Run]:
         yield Run(WORD if found.group(1) else CJK, found.group(), found.start(), found.end())
 
 
-def document_grams(text: str) -> set[str]:
-    """Every gram of a document's text."""
-    words: set[str] = set()
-    cjk: set[str] = set()
-    grams: set[str] = set()
-    previous_end, previous_last = -1, ""
-    for found in _RUN.finditer(normalise(text)):
-        run = found.group()
-        (words if found.group(1) else cjk).add(run)
-        if found.start() == previous_end:  # a word run touching a CJK run ("fp8量化"): the junction
-            grams.add(previous_last + run[0])
-        previous_end, previous_last = found.end(), run[-1]
-    for word in words:  # each distinct run once: a commit's text repeats its words
-        grams.update([word[i : i + 3] for i in range(len(word) - 2)])
-        grams.update(("^" + word[:1], "^" + word[:2], word[-1:] + "$", word[-2:] + "$"))
-        if len(word) < 3:
-            grams.add("^" + word + "$")
-    for run in cjk:
-        grams.update(run)
+def run_grams(run: str) -> tuple[str, ...]:
+    """The grams of one run: a word run's trigrams, prefix and suffix grams (and the whole run
+    when it is short), a CJK run's characters and bigrams."""
+    if is_word(run[0]):
+        grams = {run[i : i + 3] for i in range(len(run) - 2)}
+        grams.update(("^" + run[:1], "^" + run[:2], run[-1:] + "$", run[-2:] + "$"))
+        if len(run) < 3:
+            grams.add("^" + run + "$")
+    else:
+        grams = set(run)
         grams.update([run[i : i + 2] for i in range(len(run) - 1)])
+    return tuple(grams)
+
+
+def run_keys(text: str) -> set[RunKey]:
+    """The distinct runs of a text (normalised here), each with the first character of the run
+    that touches its end, if one does: a text repeats its words, and its grams are theirs."""
+    return set(_RUN_AND_NEXT.findall(normalise(text)))
+
+
+def key_grams(key: RunKey) -> tuple[str, ...]:
+    """The grams of a run, and the junction gram where another run touches it ("fp8量化": "8量").
+
+    Interned: the runs of a partition share their grams with each other and with its posting
+    lists, one string each."""
+    run, after = key
+    grams = (*run_grams(run), run[-1] + after) if after else run_grams(run)
+    return tuple(map(sys.intern, grams))
+
+
+def grams_of(keys: set[RunKey], known: RunGrams) -> set[str]:
+    """The grams of these run keys; ``known`` holds the grams of the keys met so far and learns
+    the new ones, so a partition cuts each distinct run into grams once."""
+    for key in keys.difference(known):
+        known[key] = key_grams(key)
+    grams: set[str] = set()
+    grams.update(*map(known.__getitem__, keys))
     return grams
+
+
+def document_grams(text: str, known: RunGrams | None = None) -> set[str]:
+    """Every gram of a document's text (``known``: as for ``grams_of``; the documents of a
+    partition share most of their words, so its builder passes one for all of them)."""
+    return grams_of(run_keys(text), {} if known is None else known)
 
 
 def query_terms(query: str) -> list[str]:

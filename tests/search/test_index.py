@@ -3,6 +3,7 @@ commit whose searchable text holds the term, and filters narrow by label."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from zoneinfo import ZoneInfo
@@ -11,7 +12,15 @@ import pytest
 
 from commit_digest.models import CommitRecord
 from commit_digest.search import search_documents, search_files, search_names
-from commit_digest.search.index import MANIFEST, decode_shard, encode_entry, quarter, shard_count
+from commit_digest.search.index import (
+    MANIFEST,
+    build_partition,
+    decode_shard,
+    encode_entry,
+    partitions_of,
+    quarter,
+    shard_count,
+)
 from commit_digest.search.reader import search
 from commit_digest.search.tokens import normalise
 from commit_digest.site import build_index
@@ -74,16 +83,21 @@ def test_manifest_and_layout(built) -> None:
     assert list(files)[-1] == MANIFEST
 
 
-def test_partitions_by_quarter_and_newest_months_newest_first(
-    analysed_sample: list[CommitRecord], taxonomy: Taxonomy
-) -> None:
+def spread_over_quarters(sample: list[CommitRecord]) -> list[CommitRecord]:
+    """The sample with two commits in three moved back 100 or 200 days."""
     from datetime import timedelta
 
     def moved_back(record: CommitRecord, days: int) -> CommitRecord:
         commit = record.commit.model_copy(update={"committed_at": record.commit.committed_at - timedelta(days=days)})
         return record.model_copy(update={"commit": commit})
 
-    moved = [moved_back(record, 100 * (i % 3)) for i, record in enumerate(analysed_sample)]
+    return [moved_back(record, 100 * (i % 3)) for i, record in enumerate(sample)]
+
+
+def test_partitions_by_quarter_and_newest_months_newest_first(
+    analysed_sample: list[CommitRecord], taxonomy: Taxonomy
+) -> None:
+    moved = spread_over_quarters(analysed_sample)
     index = build_index(moved, repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=taxonomy)
     files = dict(search_files(search_documents(index, taxonomy), search_names(taxonomy, "en"), commit_url="c/{sha}"))
     manifest = json.loads(files[MANIFEST])
@@ -96,6 +110,23 @@ def test_partitions_by_quarter_and_newest_months_newest_first(
     # The newest quarter is split by month; older quarters are one partition each.
     assert ids[0] == f"{quarter(newest)}m{newest.month:02d}"
     assert all(("m" in part) == part.startswith(quarter(newest)) for part in ids)
+
+
+def test_a_partition_is_built_alone_from_its_documents(analysed_sample: list[CommitRecord], taxonomy: Taxonomy) -> None:
+    """What a worker process builds: each partition's files and manifest entry from its documents
+    alone, the same in any order as in one pass over all of them."""
+    index = build_index(
+        spread_over_quarters(analysed_sample), repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=taxonomy
+    )
+    documents = list(search_documents(index, taxonomy))
+    files = dict(search_files(iter(documents), search_names(taxonomy, "en"), commit_url="c/{sha}"))
+    entries = {part["id"]: part for part in json.loads(files[MANIFEST])["partitions"]}
+    partitions = list(partitions_of(documents, lambda document: document.day))
+    assert len(partitions) >= 3
+    for part_id, held in reversed(partitions):
+        alone, info = build_partition(part_id, held)
+        assert dict(alone) == {path: content for path, content in files.items() if path.startswith(f"{part_id}/")}
+        assert dataclasses.asdict(info) == entries[part_id]
 
 
 def test_entry_encoding_round_trips() -> None:

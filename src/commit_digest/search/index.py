@@ -372,6 +372,17 @@ def partition_postings(documents: list[SearchDocument]) -> dict[str, array]:
     return postings
 
 
+def build_partition(part_id: str, documents: list[SearchDocument]) -> tuple[list[tuple[str, bytes]], PartitionInfo]:
+    """One partition's files (paths under ``search/``) and its manifest entry, from its documents,
+    newest first. A pure function of its arguments, sharing no state with other partitions: a
+    build may run partitions in worker processes and write what they return."""
+    info = partition_info(part_id, documents)
+    files = list(partition_files(part_id, documents))
+    for relative, content in files:
+        note_file(info, relative, content)
+    return files, info
+
+
 def partitions_of(items: Iterable[T], day_of: Callable[[T], date]) -> Iterator[tuple[str, list[T]]]:
     """Consecutive partitions of a newest-first stream (documents, or the site's commits);
     only one partition is held at a time."""
@@ -427,12 +438,9 @@ def search_files(
     partitions: list[PartitionInfo] = []
     filters: list[tuple[bytes, int]] = []
     for part_id, held in partitions_of(documents, lambda document: document.day):
-        info = partition_info(part_id, held)
-        for path, content in partition_files(part_id, held):
-            note_file(info, path, content)
-            if path.endswith("/filter.bin"):
-                filters.append((content, info.filter_bytes))
-            yield path, content
+        files, info = build_partition(part_id, held)
+        filters.extend((content, info.filter_bytes) for path, content in files if path.endswith("/filter.bin"))
+        yield from files
         partitions.append(info)
     yield from bucket_files(filters)
     yield MANIFEST, manifest(partitions, names, commit_url=commit_url)

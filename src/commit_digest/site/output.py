@@ -16,14 +16,7 @@ from pathlib import Path
 
 from commit_digest.search import search_names
 from commit_digest.search.documents import search_document
-from commit_digest.search.index import (
-    PartitionInfo,
-    bucket_files,
-    note_file,
-    partition_files,
-    partition_info,
-    partitions_of,
-)
+from commit_digest.search.index import PartitionInfo, bucket_files, build_partition, partitions_of
 from commit_digest.search.index import manifest as search_manifest
 from commit_digest.site import paths
 from commit_digest.site.feeds import Feed, feed_documents
@@ -94,6 +87,20 @@ def write_sitemap(site_dir: Path, urls: Iterable[str]) -> None:
     (site_dir / "sitemap.xml.gz").write_bytes(compressed)
 
 
+def write_files(target: Path, files: Iterable[tuple[str, bytes]]) -> int:
+    """Writes (path under ``target``, content) pairs, making each folder once; returns how many."""
+    folders: set[Path] = set()
+    written = 0
+    for relative, content in files:
+        path = target / relative
+        if path.parent not in folders:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            folders.add(path.parent)
+        path.write_bytes(content)
+        written += 1
+    return written
+
+
 def search_partitions(index: SiteIndex) -> Iterator[tuple[str, list[SiteCommit]]]:
     """The commits of each search partition, newest first (the order the index numbers them in)."""
     newest_first = (item for day in index.days for item in day.newest_first)
@@ -127,13 +134,8 @@ def write_search_index(
             info = PartitionInfo(**details)  # type: ignore[arg-type]
         else:
             documents = [search_document(item, taxonomy, several_repositories=several) for item in items]
-            info = partition_info(part_id, documents)
-            for relative, content in partition_files(part_id, documents):
-                path = target / relative
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(content)
-                note_file(info, relative, content)
-                written += 1
+            files, info = build_partition(part_id, documents)
+            written += write_files(target, files)
         partitions.append(info)
         manifest.search[part_id] = OutputRecord(
             digest=part_digest, output=f"search/{part_id}", details=dataclasses.asdict(info)

@@ -38,12 +38,18 @@ class Meaning:
         self.context = context
         self.facts: SiteFacts = context.index.facts
 
-    def values(self, src_uri: str) -> dict[str, Any]:
+    def page_values(self, src_uri: str) -> dict[str, Any]:
+        """The helpers that link from the page at ``src_uri``."""
+        return {
+            "relation_html": lambda relation, dated=True: self.relation_html(src_uri, relation, dated=dated),
+        }
+
+    def values(self) -> dict[str, Any]:
+        """The helpers every page sees alike."""
         return {
             "facts": self.facts,
             "change_html": lambda change: change_html(change, self.context.texts),
             "impact_kind_name": lambda kind: kind_name(kind, self.context.texts),
-            "relation_html": lambda relation, dated=True: self.relation_html(src_uri, relation, dated=dated),
             "release_page": self.release_page,
             "series_page": lambda series: paths.series_page(series.slug),
             "series_progress": self.series_progress,

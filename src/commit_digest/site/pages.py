@@ -26,9 +26,10 @@ from commit_digest.site.commit_view import commit_view
 from commit_digest.site.escape import html_text, title_plain
 from commit_digest.site.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
 from commit_digest.site.fingerprint import digest
+from commit_digest.site.fragments import Fragments, PageFragments, heading
 from commit_digest.site.i18n import Texts
 from commit_digest.site.meaning_pages import Meaning, impact_pages, release_pages, series_pages
-from commit_digest.site.model import GROUP_ORDER, Day, SiteCommit, SiteIndex, SiteRepository
+from commit_digest.site.model import GROUP_ORDER, Day, RepositoryChip, SiteCommit, SiteIndex, SiteRepository
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.reasons import reason_html
 from commit_digest.site.render import render
@@ -104,13 +105,33 @@ class _Context:
         self.texts = Texts(options.language)
         self.zone = ZoneInfo(options.timezone)
         self.meaning = Meaning(self)
+        self.fragments = Fragments(self)
 
     def for_page(self, src_uri: str, **values: Any) -> dict[str, Any]:
-        texts = self.texts
+        """What a page's template sees: the build's helpers, those that link from this page, ``values``."""
         directory_urls = self.options.directory_urls
+
+        def link(target: str) -> Markup:
+            return paths.href(src_uri, target, directory_urls)
+
+        page = PageFragments(self.fragments, link)
         return {
-            "t": texts,
-            "link": lambda target: paths.href(src_uri, target, directory_urls),
+            **self._shared_values,
+            "link": link,
+            "chips": page.chips,
+            "label_links": page.label_links,
+            "commit_rows": page.commit_rows,
+            "feed_href": lambda feed: paths.href(src_uri, feed.path, directory_urls, file=True),
+            **self.meaning.page_values(src_uri),
+            **values,
+        }
+
+    @cached_property
+    def _shared_values(self) -> dict[str, Any]:
+        """The helpers and constants every page's template sees alike: made once per build."""
+        fragments = self.fragments
+        return {
+            "t": self.texts,
             "day_page": paths.day_page,
             "commit_page": self.commit_page,
             "month_page": paths.month_page,
@@ -122,7 +143,7 @@ class _Context:
             "label_counts": self.label_counts,
             "type_name": self.type_name,
             "importance_name": self.importance_name,
-            "status_name": lambda status: texts(f"status_{AnalysisStatus(status).value}"),
+            "status_name": self.status_name,
             "format_time": self.format_time,
             "clock": lambda item: Markup(item.local_time.strftime("%H:%M")),
             "web_url": lambda item: Markup(item.record.commit.web_url),
@@ -138,14 +159,19 @@ class _Context:
             "subscribe": paths.SUBSCRIBE,
             "change_text": self.change_text,
             "feeds_of": lambda page: feeds_of_page(self.feeds, page),
-            "feed_href": lambda feed: paths.href(src_uri, feed.path, directory_urls, file=True),
             "feed_url": lambda feed: feed.url(self.options.site_url),
             "label_anchor": _label_anchor,
             "related_text": self.related_text,
             "highlight_limit": HIGHLIGHT_LINES,
             "section_limit": SECTION_LINES,
-            **self.meaning.values(src_uri),
-            **values,
+            "heading": heading,
+            "badge": fragments.badge,
+            "stats_line": fragments.stats_line,
+            "status_note": fragments.status_note,
+            "impact_list": fragments.impact_list,
+            "analysis_sections": fragments.analysis_sections,
+            "repository_chip": RepositoryChip,
+            **self.meaning.values(),
         }
 
     @cached_property
@@ -233,6 +259,9 @@ class _Context:
 
     def type_name(self, item: SiteCommit) -> Markup:
         return self.texts.change_type(item.change_type) if item.change_type else Markup("-")
+
+    def status_name(self, status: AnalysisStatus | str) -> Markup:
+        return self.texts(f"status_{AnalysisStatus(status).value}")
 
     def importance_name(self, item: SiteCommit) -> Markup:
         return self.texts(f"importance_{item.group}" if item.group != "unanalysed" else "importance_none")

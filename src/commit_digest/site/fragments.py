@@ -1,0 +1,258 @@
+"""The small HTML fragments every listing and commit repeats, built in Python.
+
+A Jinja macro call costs tens of microseconds (a new frame, a caller, every output finalized and
+escaped again); commit pages, day pages' entries and label months call the same few fragments
+thousands of times per build. Each function here prints exactly what its macro printed, and puts
+every value in HTML through ``escape.html_fill``/``html_join``, that is through ``html_value`` —
+what a template's ``{{ value }}`` goes through: untrusted text (titles, author names, LLM output)
+is escaped once, on the same path as in the templates.
+
+``Fragments`` holds one build's (one language's) fragments, with what no page changes made once;
+``PageFragments`` those whose links are relative to the page.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from commit_digest.site import paths
+from commit_digest.site.escape import html_fill, html_join, html_paragraphs, title_html
+from commit_digest.site.impact_view import change_html, kind_name
+
+if TYPE_CHECKING:
+    from commit_digest.impact.extract import OperatorChange
+    from commit_digest.models import Analysis, Label
+    from commit_digest.site.model import DayStats, RepositoryChip, SiteCommit
+    from commit_digest.site.pages import _Context
+
+# Commits whose analysis sections stay rendered: a day page and its commits' pages are rendered
+# together (one batch per day), so a day's worth is enough; bounded, so memory stays flat however
+# large the archive grows.
+RECENT_ANALYSES = 512
+
+# Trusted HTML with %s slots, filled by html_fill.
+_HEADING = '<h%s id="%s">%s<a class="headerlink" href="#%s" title="Permanent link">¶</a></h%s>\n'
+_BOLD_LINE = "<p><strong>%s</strong></p>\n"
+_BADGE = '<span class="digest-badge digest-badge--%s">%s</span>'
+_ITEM = "<li>%s</li>\n"
+_NAMED_ITEM = "<li><strong>%s</strong>%s</li>\n"
+_PARAGRAPH = "<p>%s</p>\n"
+_CHIP = '<a class="digest-chip digest-chip--%s" href="%s">%s</a>\n'
+_LABEL_LINK = '<a href="%s">%s</a>%s'
+_NOTE = '<div class="admonition warning"><p class="admonition-title">%s</p><p>%s%s</p></div>\n'
+_IMPACT_LINE = (
+    '<li data-kind="%s"><span class="digest-impact__kind">%s</span> %s '
+    '<span class="digest-impact__path">%s</span></li>\n'
+)
+_COMMIT_LINE = '<li>%s <a href="%s">%s</a> <span class="digest-lines__type">%s · %s</span></li>\n'
+_NOTHING = Markup("")
+
+
+def heading(level: int, anchor: str, text: object) -> Markup:
+    """A section heading with its permalink; level 0 is a bold line, so long pages keep a short
+    table of contents."""
+    if level:
+        return html_fill(_HEADING, level, anchor, text, anchor, level)
+    return html_fill(_BOLD_LINE, text)
+
+
+def bullet_list(items: Iterable[object]) -> Markup:
+    """Each item (untrusted text) as a bullet."""
+    return html_fill("<ul>\n%s</ul>", html_join(html_fill(_ITEM, item) for item in items))
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of an analysis: its anchor, its heading's text and its body (with its line end)."""
+
+    anchor: str
+    title: Markup
+    body: Markup
+
+
+def _named_items(rows: Iterable[tuple[object, Markup]]) -> Markup:
+    """Bullets of a bold name, then what follows it (the colon and a text, as the caller words it)."""
+    return html_fill("<ul>\n%s</ul>\n", html_join(html_fill(_NAMED_ITEM, name, rest) for name, rest in rows))
+
+
+def _after_colon(colon: Markup, text: object) -> Markup:
+    return html_fill("%s%s", colon, text)
+
+
+def analysis_parts(analysis: Analysis, context: _Context) -> tuple[Section, ...]:
+    """The sections an analysis has, in order: the same on its commit page and on its day page."""
+    texts = context.texts
+    colon = texts("colon")
+    sections = [Section("summary", texts("summary"), bullet_list(analysis.summary) + "\n")]
+    if analysis.impact_scope:
+        # An area may come without a note: then without the colon too.
+        scope = [
+            (item.area, _after_colon(colon, item.note) if item.note else _NOTHING) for item in analysis.impact_scope
+        ]
+        sections.append(Section("impact-scope", texts("impact_scope"), _named_items(scope)))
+    insights = context.insight_items(analysis)
+    if insights:
+        notes = [(name, _after_colon(colon, text)) for name, text in insights]
+        sections.append(Section("insights", texts("insights"), _named_items(notes)))
+    if analysis.risks:
+        sections.append(Section("risks", texts("risks"), bullet_list(analysis.risks) + "\n"))
+    if analysis.recommendations:
+        advice = [(item.audience, _after_colon(colon, item.advice)) for item in analysis.recommendations]
+        sections.append(Section("recommendations", texts("recommendations"), _named_items(advice)))
+    if analysis.conclusion:
+        paragraphs = html_join(html_fill(_PARAGRAPH, part) for part in html_paragraphs(analysis.conclusion))
+        sections.append(Section("conclusion", texts("conclusion"), paragraphs))
+    return tuple(sections)
+
+
+class _Recent:
+    """A mapping that keeps only its ``size`` most recently used entries."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[Any, Any] = OrderedDict()
+
+    def get(self, key: Any, make: Callable[[], Any]) -> Any:
+        if key in self._entries:
+            self._entries.move_to_end(key)
+            return self._entries[key]
+        value = self._entries[key] = make()
+        if len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return value
+
+
+class Fragments:
+    """The fragments of one build, in its language: what no page changes is made once."""
+
+    def __init__(self, context: _Context) -> None:
+        self.context = context
+        self._badges: dict[str, Markup] = {}
+        self._names: dict[tuple[str, str], Markup] = {}
+        self._analyses = _Recent(RECENT_ANALYSES)
+
+    def badge(self, group: str) -> Markup:
+        """An importance as a word on its colour (never a colour alone)."""
+        if group not in self._badges:
+            key = "importance_" + (group if group != "unanalysed" else "none")
+            self._badges[group] = html_fill(_BADGE, group, self.context.texts(key))
+        return self._badges[group]
+
+    def label_name(self, kind: str, label_id: str) -> Markup:
+        """A label's name (as ``_Context.label_name``); labels are few, their names asked for often."""
+        key = (kind, label_id)
+        if key not in self._names:
+            self._names[key] = self.context.label_name(kind, label_id)
+        return self._names[key]
+
+    def stats_line(self, stats: DayStats) -> Markup:
+        """A day's (or a release's) commits: the total, then each importance with its count (the
+        unanalysed only when there are some)."""
+        counts = (("high", stats.high), ("medium", stats.medium), ("low", stats.low), ("unanalysed", stats.unanalysed))
+        groups = html_join(
+            html_fill(" · %s %s", self.badge(group), count) for group, count in counts if count or group != "unanalysed"
+        )
+        total = self.context.texts("stats_total", total=stats.total)
+        return html_fill('<p class="digest-stats">%s%s</p>', total, groups)
+
+    def _note(self, text: Markup, detail: object = "") -> Markup:
+        """A warning box: ``text`` (trusted wording), then ``detail`` (untrusted: an error message)."""
+        more = html_fill(" %s", detail) if detail else _NOTHING
+        return html_fill(_NOTE, self.context.texts("note_title"), text, more)
+
+    def status_note(self, item: SiteCommit) -> Markup:
+        """Why a commit shows no analysis, or that a newer attempt at one failed; "" when neither."""
+        context = self.context
+        texts, analysis, notes = context.texts, item.analysis, []
+        if analysis is None:
+            notes.append(self._note(texts("not_analysed_note")))
+        elif not analysis.ok:
+            status = context.status_name(analysis.provenance.status)
+            notes.append(self._note(texts("not_ok_note", status=status), analysis.provenance.error or ""))
+        failure = item.record.failure
+        if failure:
+            worded = texts(
+                "failure_note",
+                analyzer=failure.analyzer,
+                time=context.format_time(failure.created_at),
+                status=context.status_name(failure.status),
+            )
+            notes.append(self._note(worded, failure.error or ""))
+        return html_join(notes)
+
+    def impact_list(self, changes: Iterable[OperatorChange]) -> Markup:
+        """A commit's operator changes, one sentence each, with the file it is in."""
+        texts = self.context.texts
+        lines = (
+            html_fill(
+                _IMPACT_LINE,
+                change.kind.value,
+                kind_name(change.kind.value, texts),
+                change_html(change, texts),
+                texts("impact_in_file", path=change.path),
+            )
+            for change in changes
+        )
+        return html_fill('<ul class="digest-impact">\n%s</ul>', html_join(lines))
+
+    def analysis_sections(self, item: SiteCommit, level: int) -> Markup:
+        """A commit's analysis, its headings at ``level`` (0: bold lines): the sections are
+        rendered once for the commit's page and its day's entry."""
+        analysis = item.analysis
+        assert analysis is not None
+        parts = self._analyses.get((item.repository, item.sha), lambda: analysis_parts(analysis, self.context))
+        return html_join(html_fill("%s\n%s", heading(level, part.anchor, part.title), part.body) for part in parts)
+
+
+class PageFragments:
+    """The fragments that link other pages: their URLs are relative to the page."""
+
+    def __init__(self, fragments: Fragments, link: Callable[[str], Markup]) -> None:
+        self.fragments = fragments
+        self.link = link
+
+    def chips(self, kind: str, labels: Sequence[Label] | Sequence[RepositoryChip]) -> Markup:
+        """Each label as a chip linking its page."""
+        name = self.fragments.label_name
+        return html_join(
+            html_fill(_CHIP, kind, self.link(paths.label_page(kind, label.id)), name(kind, label.id))
+            for label in labels
+        )
+
+    def label_links(self, kind: str, labels: Sequence[Label]) -> Markup:
+        """The labels as links, each with why the commit carries it; "none" when there are none."""
+        context = self.fragments.context
+        texts = context.texts
+        if not labels:
+            return texts("none")
+        links = (
+            html_fill(
+                _LABEL_LINK,
+                self.link(paths.label_page(kind, label.id)),
+                self.fragments.label_name(kind, label.id),
+                texts("label_reason", reason=context.label_reason(label)) if label.reason else _NOTHING,
+            )
+            for label in labels
+        )
+        return html_join(links, texts("semicolon"))
+
+    def commit_rows(self, commits: Iterable[SiteCommit]) -> Markup:
+        """A listing's lines (label and month pages): badge, title, then type and time."""
+        context = self.fragments.context
+        lines = (
+            html_fill(
+                _COMMIT_LINE,
+                self.fragments.badge(item.group),
+                self.link(context.commit_page(item)),
+                title_html(item.record.commit.title),
+                context.type_name(item),
+                Markup(item.local_time.strftime("%H:%M")),
+            )
+            for item in commits
+        )
+        return html_fill('<ul class="digest-lines">\n%s</ul>', html_join(lines))

@@ -30,14 +30,15 @@ from markupsafe import Markup, escape
 # Characters read as syntax by Python-Markdown or the pymdownx extensions material users enable.
 _SYNTAX_CHARACTERS = frozenset("\\`*_{}[]()<>#+-.!|:~^=$%@&\"'")
 _ALWAYS = frozenset("\\`*_{}[]<>#|:~^=$@&\"'")
-_WHITESPACE = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029]")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _ORDERED_LIST_START = re.compile(r"^(\d+)([.)])")
 
 
 def _folded(value: object) -> str:
-    return _WHITESPACE.sub(" ", _CONTROL.sub(" ", str(value))).strip()
+    """Control characters and runs of whitespace as one space, none at either end. str.split()
+    splits at exactly the characters regex's \\s matches, several times faster than \\s+."""
+    return " ".join(_CONTROL.sub(" ", str(value)).split())
 
 
 def html_text(value: object) -> Markup:
@@ -79,6 +80,8 @@ def title_html(value: object) -> Markup:
     sample); emphasis and links are left as the characters they are.
     """
     text = _folded(value)
+    if "`" not in text:  # most titles: no code span, the whole title is text
+        return escape(text)
     parts: list[Markup] = []
     position = 0
     for match in _CODE_SPAN.finditer(text):

@@ -539,12 +539,15 @@ class Texts:
         self.language = language
         index = LANGUAGES.index(language)
         self._text: Mapping[str, str] = MappingProxyType({key: pair[index] for key, pair in _TEXT.items()})
+        # A label without values is asked for thousands of times per build (a colon, a heading's word).
+        self._markup: Mapping[str, Markup] = MappingProxyType({key: Markup(text) for key, text in self._text.items()})
+        self._change_types: dict[str, Markup] = {}
 
     def __call__(self, key: str, **values: object) -> Markup:
         """A label with ``values`` filled in; values that are not Markup go through the escaping path."""
-        template = self._text[key]
         if not values:
-            return Markup(template)
+            return self._markup[key]
+        template = self._text[key]
         safe = {name: value if isinstance(value, Markup) else html_text(value) for name, value in values.items()}
         return Markup(template.format(**safe))
 
@@ -552,4 +555,7 @@ class Texts:
         return key in self._text
 
     def change_type(self, value: str) -> Markup:
-        return Markup(escape(change_type_name(value, self.language)))
+        # Remembered: a change type (an enum's value, a handful) is named on every listing line.
+        if value not in self._change_types:
+            self._change_types[value] = Markup(escape(change_type_name(value, self.language)))
+        return self._change_types[value]

@@ -212,9 +212,18 @@ class Fragments:
 class PageFragments:
     """The fragments that link other pages: their URLs are relative to the page."""
 
-    def __init__(self, fragments: Fragments, link: Callable[[str], Markup]) -> None:
+    def __init__(self, fragments: Fragments, src_uri: str, directory_urls: bool) -> None:
         self.fragments = fragments
-        self.link = link
+        self.src_uri = src_uri
+        self.directory_urls = directory_urls
+        # A page links the same few pages many times (a day's commits share labels): each once.
+        self._links: dict[str, Markup] = {}
+
+    def link(self, target: str) -> Markup:
+        """The relative URL of the page at ``target`` (a source path) from this page."""
+        if target not in self._links:
+            self._links[target] = paths.href(self.src_uri, target, self.directory_urls)
+        return self._links[target]
 
     def chips(self, kind: str, labels: Sequence[Label] | Sequence[RepositoryChip]) -> Markup:
         """Each label as a chip linking its page."""

@@ -110,14 +110,10 @@ class _Context:
     def for_page(self, src_uri: str, **values: Any) -> dict[str, Any]:
         """What a page's template sees: the build's helpers, those that link from this page, ``values``."""
         directory_urls = self.options.directory_urls
-
-        def link(target: str) -> Markup:
-            return paths.href(src_uri, target, directory_urls)
-
-        page = PageFragments(self.fragments, link)
+        page = PageFragments(self.fragments, src_uri, directory_urls)
         return {
             **self._shared_values,
-            "link": link,
+            "link": page.link,
             "chips": page.chips,
             "label_links": page.label_links,
             "commit_rows": page.commit_rows,
@@ -311,12 +307,13 @@ def _day_sections(context: _Context, uri: str, day: Any) -> list[tuple[str, list
     used = 0
     forms = ["full", "summary", "title"]
     groups: list[tuple[str, list[Markup]]] = []
+    page = context.for_page(uri)  # one page: its links made once for all its entries
     for name in GROUP_ORDER:
         sections: list[Markup] = []
         for item in day.group(name):
             while True:
                 form = forms[0]
-                html = render("day_commit.html.j2", **context.for_page(uri, item=item, name=name, form=form))
+                html = render("day_commit.html.j2", **page, item=item, name=name, form=form)
                 budget = DAY_SECTIONS_BUDGET if form == "full" else DAY_SUMMARIES_BUDGET
                 if form == "title" or used + _size(html) <= budget:
                     break

@@ -10,6 +10,7 @@ of an unknown shape is shown as it is, escaped.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -25,6 +26,9 @@ _WORD = re.compile(r"^word “(.+)” in (\w+)$")
 _FIELDS = frozenset({"title", "message"})
 
 
+# A rule's phrases repeat across commits (the same paths, tags and words): each worded once per
+# language, a bounded number of them kept.
+@lru_cache(maxsize=2048)
 def _phrase(part: str, texts: Texts) -> Markup:
     if match := _TAG.match(part):
         return texts("reason_tag", tag=match.group(1))

@@ -4,19 +4,53 @@ Every ``{{ value }}`` goes through ``finalize`` (``escape.html_value``): Markup 
 i18n table) passes, numbers print as they are, anything else is untrusted text and goes through
 ``escape.html_text``. Autoescape stays on as a second line: whatever ``finalize`` returns is Markup
 already. Fragments built in Python (``fragments.py``) put values in HTML through the same function.
+
+A label without values, ``{{ t("key") }}``, is the same words on every page of a language: each
+language has its environment, whose templates are compiled with those words in them as text (the
+i18n table's trusted HTML, exactly as ``t`` returns it), not as a call made on every render.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 
 import jinja2
+from jinja2.ext import Extension
+from jinja2.lexer import TOKEN_DATA, Token, TokenStream
 
 from commit_digest.site.escape import html_paragraphs, html_value, title_html
+from commit_digest.site.i18n import Texts
+
+# The tokens of {{ t("key") }}: what a label without values is written as.
+_LABEL_TOKENS = ("variable_begin", "name", "lparen", "string", "rparen", "variable_end")
+
+
+class _LabelsAsText(Extension):
+    """Compiles ``{{ t("key") }}`` into the template as the label's text in the environment's language."""
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        texts: Texts = self.environment.digest_texts  # type: ignore[attr-defined]
+        tokens = list(stream)
+        position = 0
+        while position < len(tokens):
+            window = tokens[position : position + len(_LABEL_TOKENS)]
+            if _is_label(window, texts):
+                yield Token(window[0].lineno, TOKEN_DATA, str(texts(window[3].value)))
+                position += len(window)
+            else:
+                yield tokens[position]
+                position += 1
+
+
+def _is_label(window: list[Token], texts: Texts) -> bool:
+    return (
+        tuple(token.type for token in window) == _LABEL_TOKENS and window[1].value == "t" and texts.has(window[3].value)
+    )
 
 
 @cache
-def environment() -> jinja2.Environment:
+def environment(language: str) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("commit_digest.site", "templates"),
         autoescape=True,
@@ -24,11 +58,16 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=[_LabelsAsText],
     )
+    env.extend(digest_texts=Texts(language))
     env.filters["paragraphs"] = html_paragraphs
     env.filters["title_html"] = title_html
     return env
 
 
 def render(template: str, **context: object) -> str:
-    return environment().get_template(template).render(**context)
+    """``template`` rendered with ``context``; its words (``t``) choose the language's templates."""
+    texts = context["t"]
+    assert isinstance(texts, Texts)
+    return environment(texts.language).get_template(template).render(**context)

@@ -65,6 +65,12 @@ def html_fill(template: str, *values: object) -> Markup:
     return Markup(template % tuple([html_value(value) for value in values]))
 
 
+def html_fill_each(template: str, values: Iterable[object]) -> Markup:
+    """Trusted HTML ``template`` (one ``%s`` slot) filled with each of ``values`` in turn, one after
+    the other: a list's items, a text's paragraphs."""
+    return Markup("".join([template % html_value(value) for value in values]))
+
+
 def html_join(parts: Iterable[object], separator: str = "") -> Markup:
     """``parts``, each as ``html_value`` puts it, one after the other (``separator``: trusted HTML)."""
     return Markup(str.join(separator, [html_value(part) for part in parts]))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from commit_digest.site import paths
-from commit_digest.site.escape import html_fill, html_join, html_paragraphs, title_html
+from commit_digest.site.escape import html_fill, html_fill_each, html_join, html_paragraphs, title_html
 from commit_digest.site.impact_view import change_html, kind_name
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ _HEADING = '<h%s id="%s">%s<a class="headerlink" href="#%s" title="Permanent lin
 _BOLD_LINE = "<p><strong>%s</strong></p>\n"
 _BADGE = '<span class="digest-badge digest-badge--%s">%s</span>'
 _ITEM = "<li>%s</li>\n"
-_NAMED_ITEM = "<li><strong>%s</strong>%s</li>\n"
+_NAMED_ITEM = "<li><strong>%s</strong>%s%s</li>\n"
 _PARAGRAPH = "<p>%s</p>\n"
 _CHIP = '<a class="digest-chip digest-chip--%s" href="%s">%s</a>\n'
 _LABEL_LINK = '<a href="%s">%s</a>%s'
@@ -63,7 +63,7 @@ def heading(level: int, anchor: str, text: object) -> Markup:
 
 def bullet_list(items: Iterable[object]) -> Markup:
     """Each item (untrusted text) as a bullet."""
-    return html_fill("<ul>\n%s</ul>", html_join(html_fill(_ITEM, item) for item in items))
+    return html_fill("<ul>\n%s</ul>", html_fill_each(_ITEM, items))
 
 
 @dataclass(frozen=True)
@@ -75,37 +75,31 @@ class Section:
     body: Markup
 
 
-def _named_items(rows: Iterable[tuple[object, Markup]]) -> Markup:
-    """Bullets of a bold name, then what follows it (the colon and a text, as the caller words it)."""
-    return html_fill("<ul>\n%s</ul>\n", html_join(html_fill(_NAMED_ITEM, name, rest) for name, rest in rows))
-
-
-def _after_colon(colon: Markup, text: object) -> Markup:
-    return html_fill("%s%s", colon, text)
+def _named_items(rows: Iterable[tuple[object, Markup, object]]) -> Markup:
+    """Bullets of a bold name, then a colon and a text (untrusted; both left out when there is none)."""
+    return html_fill("<ul>\n%s</ul>\n", html_join(html_fill(_NAMED_ITEM, *row) for row in rows))
 
 
 def analysis_parts(analysis: Analysis, context: _Context) -> tuple[Section, ...]:
     """The sections an analysis has, in order: the same on its commit page and on its day page."""
     texts = context.texts
     colon = texts("colon")
-    sections = [Section("summary", texts("summary"), bullet_list(analysis.summary) + "\n")]
+    sections = [Section("summary", texts("summary"), html_fill("%s\n", bullet_list(analysis.summary)))]
     if analysis.impact_scope:
         # An area may come without a note: then without the colon too.
-        scope = [
-            (item.area, _after_colon(colon, item.note) if item.note else _NOTHING) for item in analysis.impact_scope
-        ]
+        scope = [(item.area, colon if item.note else _NOTHING, item.note) for item in analysis.impact_scope]
         sections.append(Section("impact-scope", texts("impact_scope"), _named_items(scope)))
     insights = context.insight_items(analysis)
     if insights:
-        notes = [(name, _after_colon(colon, text)) for name, text in insights]
+        notes = [(name, colon, text) for name, text in insights]
         sections.append(Section("insights", texts("insights"), _named_items(notes)))
     if analysis.risks:
-        sections.append(Section("risks", texts("risks"), bullet_list(analysis.risks) + "\n"))
+        sections.append(Section("risks", texts("risks"), html_fill("%s\n", bullet_list(analysis.risks))))
     if analysis.recommendations:
-        advice = [(item.audience, _after_colon(colon, item.advice)) for item in analysis.recommendations]
+        advice = [(item.audience, colon, item.advice) for item in analysis.recommendations]
         sections.append(Section("recommendations", texts("recommendations"), _named_items(advice)))
     if analysis.conclusion:
-        paragraphs = html_join(html_fill(_PARAGRAPH, part) for part in html_paragraphs(analysis.conclusion))
+        paragraphs = html_fill_each(_PARAGRAPH, html_paragraphs(analysis.conclusion))
         sections.append(Section("conclusion", texts("conclusion"), paragraphs))
     return tuple(sections)
 
@@ -135,6 +129,7 @@ class Fragments:
         self._badges: dict[str, Markup] = {}
         self._names: dict[tuple[str, str], Markup] = {}
         self._analyses = _Recent(RECENT_ANALYSES)
+        self._headings: dict[tuple[int, str, Markup], Markup] = {}
 
     def badge(self, group: str) -> Markup:
         """An importance as a word on its colour (never a colour alone)."""
@@ -206,7 +201,14 @@ class Fragments:
         analysis = item.analysis
         assert analysis is not None
         parts = self._analyses.get((item.repository, item.sha), lambda: analysis_parts(analysis, self.context))
-        return html_join(html_fill("%s\n%s", heading(level, part.anchor, part.title), part.body) for part in parts)
+        return html_join(piece for part in parts for piece in (self._section_heading(level, part), part.body))
+
+    def _section_heading(self, level: int, section: Section) -> Markup:
+        """An analysis section's heading and the blank line after it: the same for every commit."""
+        key = (level, section.anchor, section.title)
+        if key not in self._headings:
+            self._headings[key] = html_fill("%s\n", heading(level, section.anchor, section.title))
+        return self._headings[key]
 
 
 class PageFragments:

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 # together (one batch per day), so a day's worth is enough; bounded, so memory stays flat however
 # large the archive grows.
 RECENT_ANALYSES = 512
+# Label reasons worded (the rules' phrases repeat: the same paths, tags and words).
+RECENT_REASONS = 2048
 
 # Trusted HTML with %s slots, filled by html_fill.
 _HEADING = '<h%s id="%s">%s<a class="headerlink" href="#%s" title="Permanent link">¶</a></h%s>\n'
@@ -130,6 +132,7 @@ class Fragments:
         self._names: dict[tuple[str, str], Markup] = {}
         self._analyses = _Recent(RECENT_ANALYSES)
         self._headings: dict[tuple[int, str, Markup], Markup] = {}
+        self._reasons = _Recent(RECENT_REASONS)
 
     def badge(self, group: str) -> Markup:
         """An importance as a word on its colour (never a colour alone)."""
@@ -144,6 +147,15 @@ class Fragments:
         if key not in self._names:
             self._names[key] = self.context.label_name(kind, label_id)
         return self._names[key]
+
+    def reason_note(self, label: Label) -> Markup:
+        """Why a commit carries a label, as its label link's note ("" when no reason is stored).
+        Reasons repeat across commits (the same rule phrases, the same LLM reason for a commit's
+        labels): a bounded number of them kept, worded."""
+        if not label.reason:
+            return _NOTHING
+        texts, reason = self.context.texts, self.context.label_reason
+        return self._reasons.get((label.source, label.reason), lambda: texts("label_reason", reason=reason(label)))
 
     def stats_line(self, stats: DayStats) -> Markup:
         """A day's (or a release's) commits: the total, then each importance with its count (the
@@ -220,6 +232,7 @@ class PageFragments:
         self.directory_urls = directory_urls
         # A page links the same few pages many times (a day's commits share labels): each once.
         self._links: dict[str, Markup] = {}
+        self._chips: dict[tuple[str, str], Markup] = {}
 
     def link(self, target: str) -> Markup:
         """The relative URL of the page at ``target`` (a source path) from this page."""
@@ -229,11 +242,15 @@ class PageFragments:
 
     def chips(self, kind: str, labels: Sequence[Label] | Sequence[RepositoryChip]) -> Markup:
         """Each label as a chip linking its page."""
-        name = self.fragments.label_name
-        return html_join(
-            html_fill(_CHIP, kind, self.link(paths.label_page(kind, label.id)), name(kind, label.id))
-            for label in labels
-        )
+        return html_join(self._chip(kind, label.id) for label in labels)
+
+    def _chip(self, kind: str, label_id: str) -> Markup:
+        # A day page shows a few labels' chips on most of its entries: each made once.
+        key = (kind, label_id)
+        if key not in self._chips:
+            target, name = paths.label_page(kind, label_id), self.fragments.label_name(kind, label_id)
+            self._chips[key] = html_fill(_CHIP, kind, self.link(target), name)
+        return self._chips[key]
 
     def label_links(self, kind: str, labels: Sequence[Label]) -> Markup:
         """The labels as links, each with why the commit carries it; "none" when there are none."""
@@ -246,7 +263,7 @@ class PageFragments:
                 _LABEL_LINK,
                 self.link(paths.label_page(kind, label.id)),
                 self.fragments.label_name(kind, label.id),
-                texts("label_reason", reason=context.label_reason(label)) if label.reason else _NOTHING,
+                self.fragments.reason_note(label),
             )
             for label in labels
         )

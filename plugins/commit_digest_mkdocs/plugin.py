@@ -285,6 +285,10 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         links = self._feed_links(page.file.src_uri)
         return output.replace("</head>", links + "</head>", 1) if links else output
 
+    @property
+    def _workers(self) -> int:
+        return self.config.workers or available_cores()
+
     def _feed_links(self, src_uri: str) -> str:
         feeds = self._feeds_by_page.get(src_uri)
         return feed_head_links(feeds, self.site_options.site_url, self.site_options.site_name) if feeds else ""
@@ -311,6 +315,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 directory_urls=config.use_directory_urls,
                 previous=self._previous,
                 manifest=self._manifest,
+                workers=self._workers,
             )
         feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
         write_sitemap(site_dir, self._page_urls)
@@ -328,7 +333,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         assert self._nav is not None and self._env is not None and self._files is not None
         frames = self._frames = ThemeFrames(config, self._env, self._nav, self._files, head=self._feed_links)
         pages = self._framed
-        workers = self.config.workers or available_cores()
+        workers = self._workers
         batches = batches_of(len(pages), workers)
 
         def write_batch(number: int) -> int:

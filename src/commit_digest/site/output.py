@@ -31,6 +31,7 @@ from commit_digest.site.incremental import (
 )
 from commit_digest.site.model import SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
+from commit_digest.site.parallel import map_batches
 from commit_digest.site.status import STATUS_FILE, status_document
 from commit_digest.taxonomy import Taxonomy
 
@@ -116,26 +117,48 @@ def write_search_index(
     directory_urls: bool,
     previous: PreviousBuild,
     manifest: BuildManifest,
+    workers: int = 1,
 ) -> None:
-    """The sharded search index under search/, one partition at a time; a partition whose
-    commits are unchanged is taken from the previous build. Records each in ``manifest``."""
+    """The sharded search index under search/; a partition whose commits are unchanged is taken
+    from the previous build, the others are built by ``workers`` processes. Records each in
+    ``manifest``."""
     target = site_dir / "search"
     several = index.several_repositories
     commit_page = paths.commit_page("{sha}", "{repo}" if several else None)
     commit_url = commit_page[: -len(".md")] + ("/" if directory_urls else ".html")
-    partitions: list[PartitionInfo] = []
-    written = 0
+    found: list[tuple[str, str, PartitionInfo | None]] = []  # (id, digest, info when reused)
+    to_build: list[tuple[int, str, list[SiteCommit]]] = []
     for part_id, items in search_partitions(index):
         part_digest = digest(manifest.shared, "search", part_id, commit_url, [item.fingerprint for item in items])
         reusable = previous.partition(part_id, part_digest)
         if reusable is not None:
             folder, details = reusable
             copy_folder(folder, target / part_id)
-            info = PartitionInfo(**details)  # type: ignore[arg-type]
+            found.append((part_id, part_digest, PartitionInfo(**details)))  # type: ignore[arg-type]
         else:
+            to_build.append((len(found), part_id, items))
+            found.append((part_id, part_digest, None))
+
+    def build_batch(number: int) -> list[tuple[int, PartitionInfo, int]]:
+        built = []
+        for position in batches[number]:
+            slot, part_id, items = to_build[position]
             documents = [search_document(item, taxonomy, several_repositories=several) for item in items]
             files, info = build_partition(part_id, documents)
-            written += write_files(target, files)
+            built.append((slot, info, write_files(target, files)))
+        return built
+
+    # Partitions are built (the index's costliest part) in worker processes, a few per batch.
+    batches = [range(start, min(start + 4, len(to_build))) for start in range(0, len(to_build), 4)]
+    built_infos: dict[int, PartitionInfo] = {}
+    written = 0
+    for batch in map_batches(build_batch, len(batches), workers=workers):
+        for slot, info, count in batch:
+            built_infos[slot] = info
+            written += count
+    partitions: list[PartitionInfo] = []
+    for slot, (part_id, part_digest, reused) in enumerate(found):
+        info = reused if reused is not None else built_infos[slot]
         partitions.append(info)
         manifest.search[part_id] = OutputRecord(
             digest=part_digest, output=f"search/{part_id}", details=dataclasses.asdict(info)

@@ -163,9 +163,12 @@ class _Text:
 def _keys(tags: Sequence[str], texts: Sequence[_Text]) -> frozenset[str] | None:
     """A commit's tags and ASCII word runs (as written and lowercased) in one set, for
     ``LabelRule.may_concern``; None when a text's runs may not be all IGNORECASE sees."""
-    if any(text.folded is None for text in texts):
-        return None
-    return frozenset(tags).union(*(runs.distinct for text in texts for runs in (text.runs, text.folded) if runs))
+    keys = set(tags)
+    for text in texts:
+        if text.folded is None:
+            return None
+        keys.update(text.runs.distinct, text.folded.distinct)
+    return frozenset(keys)
 
 
 def _text(field: str, text: str) -> _Text:

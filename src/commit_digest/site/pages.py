@@ -26,7 +26,7 @@ from commit_digest.site.commit_view import commit_view
 from commit_digest.site.escape import html_text, title_plain
 from commit_digest.site.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.fragments import Fragments, PageFragments, heading
+from commit_digest.site.fragments import Fragments, PageFragments, clock, heading
 from commit_digest.site.i18n import Texts
 from commit_digest.site.meaning_pages import Meaning, impact_pages, release_pages, series_pages
 from commit_digest.site.model import GROUP_ORDER, Day, RepositoryChip, SiteCommit, SiteIndex, SiteRepository
@@ -141,7 +141,7 @@ class _Context:
             "importance_name": self.importance_name,
             "status_name": self.status_name,
             "format_time": self.format_time,
-            "clock": lambda item: Markup(item.local_time.strftime("%H:%M")),
+            "clock": clock,
             "web_url": lambda item: Markup(item.record.commit.web_url),
             "pr_url": lambda item: Markup(item.record.commit.pr_url or ""),
             "model_name": _model_name,

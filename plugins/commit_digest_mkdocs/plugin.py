@@ -34,6 +34,7 @@ from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
 from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
+from commit_digest.site.classified import keep_classified, recall_classified
 from commit_digest.site.feeds import Feed, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.followed import (
@@ -131,6 +132,11 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         # Before anything below changes the configuration: run_build computes the same digest.
         self._shared = shared_inputs_digest(config)
         self._index, self._revision = None, None  # read the store anew for every build
+        # Before any plugin asks for the site index (gen-files scripts do, before on_files).
+        previous_site = self.previous_site_dir
+        self._previous = PreviousBuild(
+            previous_site, read_manifest(previous_site) if previous_site else None, self._shared
+        )
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         with _as_plugin_error():
             settings = settings_from_mapping(
@@ -193,10 +199,6 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._reused = []
         self._framed = []
         owned = set(files.src_uris)
-        previous_site = self.previous_site_dir
-        self._previous = PreviousBuild(
-            previous_site, read_manifest(previous_site) if previous_site else None, self._shared
-        )
         with _as_plugin_error():
             index = self._site_index()
             self._manifest = BuildManifest(shared=self._shared, store_revision=self._revision)
@@ -285,6 +287,15 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         links = self._feed_links(page.file.src_uri)
         return output.replace("</head>", links + "</head>", 1) if links else output
 
+    def _taxonomies(self) -> list[Taxonomy]:
+        """The taxonomies the site's commits are labelled by (the site's and repositories' own)."""
+        assert self.taxonomy is not None
+        found = {id(self.taxonomy): self.taxonomy}
+        for repository in self.repositories:
+            if repository.taxonomy is not None:
+                found.setdefault(id(repository.taxonomy), repository.taxonomy)
+        return list(found.values())
+
     @property
     def _workers(self) -> int:
         return self.config.workers or available_cores()
@@ -319,6 +330,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             )
         feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
         write_sitemap(site_dir, self._page_urls)
+        keep_classified(site_dir, self._taxonomies(), self._shared)
         write_manifest(site_dir, self._manifest)
         logger.info(
             "commit-digest: reused %s pages and %s search partitions from the previous build; %s feeds",
@@ -362,6 +374,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         if self._index is None:
             assert self.settings is not None and self.taxonomy is not None
             records, narratives, releases, self._revision, self._last_fetch = self._read_store(self.settings)
+            recall_classified(self._previous.site_dir, self._taxonomies(), self._shared)
             index = build_index(
                 records,
                 repositories=self.repositories,

@@ -6,6 +6,7 @@ it gives carries the reasons (which tag, path or word matched), so a reader can 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -254,8 +255,17 @@ class Taxonomy(_Frozen):
     model_config = ConfigDict(extra="forbid", frozen=True, ignored_types=(cached_property,))
 
     @cached_property
-    def _classified(self) -> dict[tuple[str, str, tuple[str, ...]], Classification]:
+    def _classified(self) -> dict[str, Classification]:
         return {}
+
+    @cached_property
+    def _asked(self) -> set[str]:
+        return set()
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Names these rules: classifications remembered under it hold while the rules do."""
+        return hashlib.blake2b(self.model_dump_json().encode(), digest_size=16).hexdigest()
 
     @cached_property
     def _path_matches(self) -> dict[str, _PathMatch]:
@@ -278,11 +288,21 @@ class Taxonomy(_Frozen):
     def classify(self, title: str, message: str, paths: Sequence[str]) -> Classification:
         """``classify`` with this taxonomy, remembered: a build labels every commit by the current
         rules, once per language, and an archive's commits do not change between languages."""
-        key = (title, message, tuple(paths))
+        key = classification_key(title, message, paths)
+        self._asked.add(key)
         found = self._classified.get(key)
         if found is None:
             found = self._classified[key] = classify(title, message, paths, self)
         return found
+
+    def remembered(self) -> dict[str, Classification]:
+        """The classifications asked for so far (by ``classification_key``, in key order), for
+        the next build: what an earlier build remembered of commits since changed is left out."""
+        return {key: self._classified[key] for key in sorted(self._asked)}
+
+    def remember(self, classified: dict[str, Classification]) -> None:
+        """Classifications a previous build made with these same rules: not made again."""
+        self._classified.update(classified)
 
     def platform(self, label_id: str) -> LabelRule | None:
         return next((rule for rule in self.platforms if rule.id == label_id), None)
@@ -303,6 +323,12 @@ class Classification(_Frozen):
     platforms: tuple[Label, ...] = ()
     subsystems: tuple[Label, ...] = ()
     reasons: dict[str, list[str]] = Field(default_factory=dict)
+
+
+def classification_key(title: str, message: str, paths: Sequence[str]) -> str:
+    """A commit's text and paths as a short key (the texts themselves are not kept twice)."""
+    text = "\x00".join((title, message, *paths))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def normalize_tag(tag: str) -> str:

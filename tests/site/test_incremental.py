@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from commit_digest import taxonomy as taxonomy_module
 from commit_digest.fetch import last_fetch_key
 from commit_digest.models import ChangeType, CommitRecord, Importance
 from commit_digest.site.incremental import read_manifest
@@ -242,3 +243,21 @@ def test_search_partitions_are_closed_quarters_and_the_newest_quarters_months() 
     parts = [(part, [item.sha for item in items]) for part, items in search_partitions(index)]
     assert [part for part, _ in parts] == ["2026q1m03", "2026q1m02", "2025q4"]
     assert [len(shas) for _, shas in parts] == [1, 1, 1]
+
+
+def test_a_new_day_classifies_only_its_own_commits(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The taxonomy's labels of the archive's commits are kept from the previous build."""
+    classified: list[str] = []
+    original = taxonomy_module.classify
+
+    def counting(title: str, message: str, paths: Any, taxonomy: Any) -> Any:
+        classified.append(title)
+        return original(title, message, paths, taxonomy)
+
+    monkeypatch.setattr(taxonomy_module, "classify", counting)
+    when = datetime(2026, 1, 19, 9, 30, tzinfo=UTC)
+    with project.store() as store:
+        store.put(CommitRecord(commit=make_commit("classified-once", "[CI] Only this one is new", when)))
+    project.build()
+    assert classified == ["[CI] Only this one is new"]
+    project.assert_incremental_equals_cold()  # a cold build classifies all and keeps the same file

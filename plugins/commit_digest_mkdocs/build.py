@@ -208,9 +208,13 @@ def _publish(staging: Path, target: Path) -> None:
 
 def _delete_in_background(folder: Path) -> None:
     """Removes the previous site without making the build wait for tens of thousands of
-    unlinks; whatever an interrupted removal leaves, the next build removes first."""
+    unlinks; whatever an interrupted removal leaves, the next build removes in the background too."""
     doomed = folder.with_name(folder.name.replace(".old-", ".deleting-", 1))
     folder.rename(doomed)
+    _remove_in_background(doomed)
+
+
+def _remove_in_background(doomed: Path) -> None:
     remover = shutil.which("rm")
     if remover is None:
         shutil.rmtree(doomed, ignore_errors=True)
@@ -235,6 +239,9 @@ def _remove_leftovers(target: Path) -> None:
             leftover.rename(target)
         else:
             shutil.rmtree(leftover, ignore_errors=True)
-    for pattern in (_STAGING, _DELETING):
-        for leftover in target.parent.glob(pattern.format(name=target.name) + "*"):
-            shutil.rmtree(leftover, ignore_errors=True)
+    for leftover in target.parent.glob(_STAGING.format(name=target.name) + "*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    # A previous site still being removed (the last build's background removal, or one cut
+    # short): removed in the background again, never by the build waiting for it.
+    for leftover in target.parent.glob(_DELETING.format(name=target.name) + "*"):
+        _remove_in_background(leftover)

@@ -106,3 +106,19 @@ def test_a_swap_cut_short_is_completed_by_the_next_build(project: Path, monkeypa
     _remove_leftovers(site)
     assert snapshot(site) == before
     assert leftovers(project) == []
+
+
+def test_a_site_still_being_removed_is_left_to_a_background_removal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last build's retired site may still be under ``rm -rf`` when the next build starts
+    (back-to-back nightly steps): the build does not wait for tens of thousands of unlinks."""
+    import commit_digest_mkdocs.build as build_module
+
+    handed: list[str] = []
+    monkeypatch.setattr(build_module, "_remove_in_background", lambda folder: handed.append(folder.name))
+    (tmp_path / ".site.deleting-previous" / "commits").mkdir(parents=True)
+    (tmp_path / ".site.building-killed").mkdir()
+    build_module._remove_leftovers(tmp_path / "site")
+    assert handed == [".site.deleting-previous"]
+    assert not (tmp_path / ".site.building-killed").exists()

@@ -187,27 +187,30 @@ class _Words:
     Where a match can start follows from the regex's boundaries: a match of a word that starts
     with an ASCII word character starts a maximal run of the text's ASCII word characters, and
     the word's leading run (its anchor) is that whole run. Other words (CJK, "/v1/...") are
-    looked for anywhere, with the regex's flags, by ``loose``; a text holding one is scanned."""
+    looked for anywhere, with the regex's flags, by ``loose``: where one begins is a start too."""
 
     pattern: re.Pattern[str]
     canonical: dict[str, str]  # matched text (lowercased when ignore_case) -> the word as listed
     ignore_case: bool
     anchors: frozenset[str]  # the leading runs, lowercased when ignore_case
     loose: re.Pattern[str] | None
+    anywhere: bool  # an empty word: its (empty) matches may start anywhere, so the regex scans
 
     def matches(self, text: _Text) -> list[re.Match[str]]:
         """The matches ``pattern.finditer`` gives, the same ones in the same order."""
         runs = text.folded if self.ignore_case else text.runs
-        if runs is None or (self.loose is not None and self.loose.search(text.text)):
+        if runs is None or self.anywhere:
             return list(self.pattern.finditer(text.text))
-        anchored = self.anchors.intersection(runs.distinct)
-        if not anchored:
+        starts = [start for run in self.anchors.intersection(runs.distinct) for start in runs.starts[run]]
+        if self.loose is not None:
+            starts.extend(_starts(self.loose, text.text))
+        if not starts:
             return []
         # finditer's scan, done at the only places a match can start: the leftmost match at or
-        # after the end of the previous one (no word is empty: "" is loose, so never here).
+        # after the end of the previous one (no match is empty here).
         found: list[re.Match[str]] = []
         end = 0
-        for start in sorted(start for run in anchored for start in runs.starts[run]):
+        for start in sorted(set(starts)):
             if start >= end:
                 match = self.pattern.match(text.text, start)  # its lookbehind sees text[start - 1]
                 if match is not None:
@@ -217,6 +220,17 @@ class _Words:
 
     def canonical_of(self, matched: str) -> str:
         return self.canonical.get(matched, self.canonical.get(matched.lower(), matched))
+
+
+def _starts(pattern: re.Pattern[str], text: str) -> list[int]:
+    """Every position where ``pattern`` (no empty match) matches, overlapping matches too: a
+    search from the character after each (loose words are rare in a text)."""
+    starts: list[int] = []
+    found = pattern.search(text)
+    while found is not None:
+        starts.append(found.start())
+        found = pattern.search(text, found.start() + 1)
+    return starts
 
 
 def _words(words: Sequence[str], *, ignore_case: bool) -> _Words:
@@ -236,6 +250,7 @@ def _words(words: Sequence[str], *, ignore_case: bool) -> _Words:
         ignore_case=ignore_case,
         anchors=frozenset(anchors),
         loose=re.compile("|".join(map(re.escape, loose)), flags) if loose else None,
+        anywhere="" in words,
     )
 
 

@@ -259,7 +259,10 @@ def test_word_rules_find_exactly_what_their_boundaries_allow() -> None:
             "subsystems": {
                 "probe": {
                     "name": {"zh": "探针", "en": "Probe"},
-                    "words": ["kernel", "cuda", "CUDA graph", "graph capture", "capture mode", "量化", "/v1/chat"],
+                    "words": [
+                        *("kernel", "cuda", "CUDA graph", "graph capture", "capture mode"),
+                        *("量化", "化学", "/v1/chat"),
+                    ],
                     "words_exact": ["DP"],
                 }
             }
@@ -278,6 +281,7 @@ def test_word_rules_find_exactly_what_their_boundaries_allow() -> None:
     # No ASCII run to start from: found after CJK text or a space, not after an ASCII digit.
     assert found("支持量化") == ["word “量化” in title"]
     assert found("fp8量化") == []
+    assert found("fp8量化学") == ["word “化学” in title"]  # starts inside the "量化" that does not count
     assert found("Fix", "POST /v1/chat fails") == ["word “/v1/chat” in message"]
     # The longest word first, and matches do not overlap: "capture" is taken by "graph capture".
     assert found("cuda cuda graph") == ["word “cuda” in title", "word “CUDA graph” in title"]

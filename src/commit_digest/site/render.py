@@ -79,4 +79,4 @@ def render(template: str, **context: object) -> str:
     """``template`` rendered with ``context``; its words (``t``) choose the language's templates."""
     texts = context["t"]
     assert isinstance(texts, Texts)
-    return environment(texts.language).get_template(template).render(**context)
+    return environment(texts.language).get_template(template).render(context)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -63,6 +63,7 @@ from commit_digest.site.output import (
 )
 from commit_digest.site.pages import PageSpec
 from commit_digest.site.parallel import available_cores, batches_of, map_batches
+from commit_digest.site.record_source import RecordSource
 from commit_digest.site.status import status_facts
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy
@@ -125,6 +126,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._nav: Navigation | None = None
         self._env: jinja2.Environment | None = None
         self._files: Files | None = None
+        self._source: RecordSource | None = None  # where pages read the records they show
 
     # Before material's search reads the theme language.
     @event_priority(50)
@@ -332,6 +334,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         write_sitemap(site_dir, self._page_urls)
         keep_classified(site_dir, self._taxonomies(), self._shared)
         write_manifest(site_dir, self._manifest)
+        if self._source is not None:
+            self._source.close()
         logger.info(
             "commit-digest: reused %s pages and %s search partitions from the previous build; %s feeds",
             self._previous.reused_pages,
@@ -373,35 +377,48 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
     def _site_index(self) -> SiteIndex:
         if self._index is None:
             assert self.settings is not None and self.taxonomy is not None
-            records, narratives, releases, self._revision, self._last_fetch = self._read_store(self.settings)
             recall_classified(self._previous.site_dir, self._taxonomies(), self._shared)
-            index = build_index(
-                records,
-                repositories=self.repositories,
-                zone=self.settings.zone,
-                taxonomy=self.taxonomy,
-                language=self.settings.language,
-                releases=releases,
-            )
-            self._index = dataclasses.replace(index, narratives=site_narratives(narratives, self.settings.language))
+            self._index = self._read_store(self.settings, self.taxonomy)
         return self._index
 
-    def _read_store(
-        self, settings: DigestSettings
-    ) -> tuple[list[CommitRecord], list[WeekNarrative], list[Release], str | None, datetime | None]:
-        """The records, the weeks' narratives, the releases, the store's revision and when a fetch
-        last completed without error."""
+    def _read_store(self, settings: DigestSettings, taxonomy: Taxonomy) -> SiteIndex:
+        """The site index from the store's records, streamed (pages read a record again when they
+        show it), its narratives and releases; notes the store's revision and when a fetch last
+        completed without error."""
+        if self._source is not None:
+            self._source.close()
+        self._source = None
         if not settings.cache_dir.is_dir():
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
-            return [], [], [], None, None
+            records: Iterable[CommitRecord] = ()
+            narratives: list[WeekNarrative] = []
+            releases: list[Release] = []
+            self._revision, self._last_fetch = None, None
+            return self._index_of(records, narratives, releases, settings, taxonomy)
+        self._source = RecordSource(settings.cache_dir)
         with AnalysisStore(settings.cache_dir) as store:
-            return (
-                list(site_records(store, settings)),
-                list(store.narratives()),
-                list(site_releases(store, settings)),
-                store.revision(),
-                site_last_fetch(store, settings),
-            )
+            self._revision, self._last_fetch = store.revision(), site_last_fetch(store, settings)
+            narratives, releases = list(store.narratives()), list(site_releases(store, settings))
+            return self._index_of(site_records(store, settings), narratives, releases, settings, taxonomy)
+
+    def _index_of(
+        self,
+        records: Iterable[CommitRecord],
+        narratives: list[WeekNarrative],
+        releases: list[Release],
+        settings: DigestSettings,
+        taxonomy: Taxonomy,
+    ) -> SiteIndex:
+        index = build_index(
+            records,
+            repositories=self.repositories,
+            zone=settings.zone,
+            taxonomy=taxonomy,
+            language=settings.language,
+            releases=releases,
+            source=self._source,
+        )
+        return dataclasses.replace(index, narratives=site_narratives(narratives, settings.language))
 
     def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:
         """The search page, its client and the site's own assets; a site owner's file at that path wins."""

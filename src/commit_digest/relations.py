@@ -30,10 +30,11 @@ import hashlib
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Protocol
 
 from commit_digest.models import Commit, pr_number_in_title
 from commit_digest.pr_template import strip_template
@@ -269,8 +270,23 @@ def _maybe_template(text: str, lowered: str, position: int) -> bool:
 # --- the store's indexes ----------------------------------------------------------------------
 
 
+class CommitHeader(Protocol):
+    """What relating commits needs of every commit at once (the message only one at a time)."""
+
+    @property
+    def repository(self) -> str: ...
+    @property
+    def sha(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def pr_number(self) -> int | None: ...
+    @property
+    def committed_at(self) -> datetime: ...
+
+
 class _Index:
-    def __init__(self, commits: dict[CommitKey, Commit]) -> None:
+    def __init__(self, commits: dict[CommitKey, CommitHeader]) -> None:
         self.commits = commits
         self.repositories = {repository.lower(): repository for repository, _ in commits}
         self._shas = sorted((sha, repository) for repository, sha in commits)
@@ -383,7 +399,7 @@ def _forward(commit: Commit, index: _Index) -> list[tuple[RelationKind, CommitKe
     return found + list(strongest.values())
 
 
-def _pull_of(commit: Commit) -> tuple[str, int] | None:
+def _pull_of(commit: CommitHeader) -> tuple[str, int] | None:
     return (commit.repository, commit.pr_number) if commit.pr_number is not None else None
 
 
@@ -415,16 +431,21 @@ def _still_reverted(reverted_by: dict[CommitKey, list[CommitKey]]) -> frozenset[
     return frozenset(key for key, reverted in state.items() if reverted)
 
 
-def relate(commits: Iterable[Commit]) -> Relations:
-    """The relations between ``commits`` (the whole store), both ways, and their series."""
-    by_key: dict[CommitKey, Commit] = {}
+def relate(commits: Iterable[CommitHeader], full: Callable[[CommitKey], Commit] | None = None) -> Relations:
+    """The relations between ``commits`` (the whole store), both ways, and their series.
+
+    ``commits`` may be headers (what listings keep of a commit) when ``full`` gives a commit's
+    whole message by key: each is then read once, in turn, and not held."""
+    by_key: dict[CommitKey, CommitHeader] = {}
     for commit in commits:
         by_key.setdefault((commit.repository, commit.sha), commit)
     index = _Index(by_key)
     found: dict[CommitKey, dict[tuple[RelationKind, object], Relation]] = defaultdict(dict)
     reverted_by: dict[CommitKey, list[CommitKey]] = defaultdict(list)
     for key, commit in by_key.items():
-        for kind, other, reference in _forward(commit, index):
+        whole = full(key) if full is not None else commit
+        assert isinstance(whole, Commit)
+        for kind, other, reference in _forward(whole, index):
             if other is None:
                 found[key].setdefault((kind, reference), Relation(kind, None, reference))
                 continue
@@ -441,7 +462,7 @@ def relate(commits: Iterable[Commit]) -> Relations:
 # --- series -----------------------------------------------------------------------------------
 
 
-def _series(commits: dict[CommitKey, Commit]) -> tuple[Series, ...]:
+def _series(commits: dict[CommitKey, CommitHeader]) -> tuple[Series, ...]:
     grouped: dict[tuple[str, str], list[tuple[int, datetime, CommitKey, int | None, bool, str]]] = defaultdict(list)
     for key, commit in commits.items():
         if _REVERT_TITLE.match(commit.title):  # 'Revert "[2/3] …"' is no part of a series

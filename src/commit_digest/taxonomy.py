@@ -301,13 +301,17 @@ class Taxonomy(_Frozen):
         return found
 
     def classify(self, title: str, message: str, paths: Sequence[str]) -> Classification:
-        """``classify`` with this taxonomy, remembered: a build labels every commit by the current
-        rules, once per language, and an archive's commits do not change between languages."""
+        """``classify``'s labels with this taxonomy (without the list of all reasons), remembered:
+        a build labels every commit by the current rules, once per language, and an archive's
+        commits do not change between languages."""
         key = classification_key(title, message, paths)
         self._asked.add(key)
         found = self._classified.get(key)
         if found is None:
-            found = self._classified[key] = classify(title, message, paths, self)
+            # The labels (each with its shown reason), not every reason behind them: a site
+            # keeps this for each commit of its archive.
+            labels = classify(title, message, paths, self)
+            found = self._classified[key] = Classification(platforms=labels.platforms, subsystems=labels.subsystems)
         return found
 
     def remembered(self) -> dict[str, Classification]:

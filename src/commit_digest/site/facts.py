@@ -90,7 +90,7 @@ class SiteFacts:
 
     @cached_property
     def relations(self) -> Relations:
-        return relate(item.record.commit for item in self._commits)
+        return relate(self._commits, full=lambda key: self.by_key[key].record.commit)
 
     def related(self, item: SiteCommit) -> tuple[Relation, ...]:
         return self.relations.of((item.repository, item.sha))
@@ -173,4 +173,4 @@ class SiteFacts:
 
     def _title(self, key: CommitKey | None) -> str | None:
         other = self.commit(key)
-        return other.record.commit.title if other else None
+        return other.title if other else None

@@ -206,7 +206,7 @@ class _Writer:
     def _updated(self, item: SiteCommit) -> datetime:
         """When the entry last changed: its commit, or a later analysis or translation of it (so
         readers refresh an entry once a pending commit is analysed)."""
-        moments = [item.record.commit.committed_at]
+        moments = [item.committed_at]
         analysis = item.record.analysis
         if analysis is not None:
             moments.append(analysis.provenance.created_at)

@@ -284,7 +284,7 @@ class PageFragments:
                 _COMMIT_LINE,
                 self.fragments.badge(item.group),
                 self.link(context.commit_page(item)),
-                title_html(item.record.commit.title),
+                title_html(item.title),
                 context.type_name(item),
                 clock(item),
             )

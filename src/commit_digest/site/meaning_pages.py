@@ -83,7 +83,7 @@ class Meaning:
         if other is not None:
             href = paths.href(src_uri, self.context.commit_page(other), self.context.options.directory_urls)
             when = Markup(' <span class="digest-nowrap">%s</span>') % other.day.isoformat() if dated else Markup("")
-            return Markup('<a href="%s">%s</a>%s') % (href, html_text(other.record.commit.title), when)
+            return Markup('<a href="%s">%s</a>%s') % (href, html_text(other.title), when)
         if relation.reference is not None:
             repository, number = relation.reference
             url = Markup(f"https://github.com/{quote(repository, safe='/')}/issues/{int(number)}")

@@ -22,6 +22,7 @@ from commit_digest.taxonomy import Taxonomy
 if TYPE_CHECKING:
     from commit_digest.impact.rules import ImpactRules
     from commit_digest.releases import Release
+    from commit_digest.site.record_source import RecordSource
 
 # The group of a commit without an ok analysis: shown last, never dropped.
 UNANALYSED = "unanalysed"
@@ -41,19 +42,78 @@ class RepositoryChip:
 
 
 @dataclass(frozen=True)
+class CommitSummary:
+    """What listings show of a commit: kept for every commit of the archive, while its whole
+    record is read only by the pages that show it (``SiteCommit.record``)."""
+
+    repository: str
+    sha: str
+    short_sha: str
+    title: str
+    author_name: str
+    committed_at: datetime
+    web_url: str
+    pr_url: str | None
+    pr_number: int | None
+    analysed: bool  # an ok analysis
+    group: str  # its importance, or UNANALYSED
+    change_type: str | None
+    status: AnalysisStatus
+
+    @classmethod
+    def of(cls, record: CommitRecord) -> CommitSummary:
+        commit, analysis = record.commit, record.analysis
+        analysed = analysis is not None and analysis.ok
+        return cls(
+            repository=commit.repository,
+            sha=commit.sha,
+            short_sha=commit.short_sha,
+            title=commit.title,
+            author_name=commit.author_name,
+            committed_at=commit.committed_at,
+            web_url=commit.web_url,
+            pr_url=commit.pr_url,
+            pr_number=commit.pr_number,
+            analysed=analysed,
+            group=analysis.importance.value
+            if analysis is not None and analysed and analysis.importance is not None
+            else UNANALYSED,
+            change_type=analysis.change_type.value if analysis is not None and analysed else None,
+            status=record.status,
+        )
+
+
+@dataclass(frozen=True)
 class SiteCommit:
-    record: CommitRecord
+    summary: CommitSummary
     local_time: datetime  # committed_at in the site's time zone
     platforms: tuple[Label, ...]
     subsystems: tuple[Label, ...]
     fingerprint: str  # of the stored record: pages showing this commit change when it does
     wording: Wording = field(compare=False, repr=False)
+    # The record itself when the index was made from records in memory; else read from the
+    # store when a page asks (``source``), so a build does not hold the whole archive.
+    kept: CommitRecord | None = field(default=None, compare=False, repr=False)
+    source: RecordSource | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def record(self) -> CommitRecord:
+        if self.kept is not None:
+            return self.kept
+        assert self.source is not None
+        return self.source.record(self.repository, self.sha)
 
     @cached_property
+    def _worded_kept(self) -> Worded:
+        return self.wording.word(self.record)
+
+    @property
     def worded(self) -> Worded:
         """The analysis in the site's language; worded when first asked (an incremental build
         renders few pages, so most commits are never worded)."""
-        return self.wording.word(self.record)
+        if self.source is None:
+            return self._worded_kept
+        return self.source.worded(self.repository, self.sha, self.wording)
 
     @property
     def analysis(self) -> Analysis | None:
@@ -65,11 +125,27 @@ class SiteCommit:
 
     @property
     def sha(self) -> str:
-        return self.record.commit.sha
+        return self.summary.sha
 
     @property
     def repository(self) -> str:
-        return self.record.commit.repository
+        return self.summary.repository
+
+    @property
+    def title(self) -> str:
+        return self.summary.title
+
+    @property
+    def author_name(self) -> str:
+        return self.summary.author_name
+
+    @property
+    def committed_at(self) -> datetime:
+        return self.summary.committed_at
+
+    @property
+    def pr_number(self) -> int | None:
+        return self.summary.pr_number
 
     def labels(self, kind: str) -> tuple[Label, ...] | tuple[RepositoryChip, ...]:
         """The commit's labels of a kind: "platforms", "subsystems" or "repositories" (its own)."""
@@ -81,7 +157,7 @@ class SiteCommit:
 
     @property
     def short_sha(self) -> str:
-        return self.record.commit.short_sha
+        return self.summary.short_sha
 
     @property
     def day(self) -> date:
@@ -97,23 +173,19 @@ class SiteCommit:
 
     @property
     def analysed(self) -> bool:
-        analysis = self.record.analysis
-        return analysis is not None and analysis.ok
+        return self.summary.analysed
 
-    @cached_property  # asked for by every listing, sort and count
+    @property
     def group(self) -> str:
-        analysis = self.record.analysis
-        if analysis is None or not analysis.ok or analysis.importance is None:
-            return UNANALYSED
-        return analysis.importance.value
+        return self.summary.group
 
     @property
     def change_type(self) -> str | None:
-        return self.record.analysis.change_type.value if self.analysed and self.record.analysis else None
+        return self.summary.change_type
 
     @property
     def status(self) -> AnalysisStatus:
-        return self.record.status
+        return self.summary.status
 
 
 @dataclass(frozen=True)
@@ -288,15 +360,19 @@ def site_commit(
     taxonomy: Taxonomy,
     wording: Wording,
     repository_platforms: Sequence[str] = (),
+    source: RecordSource | None = None,
 ) -> SiteCommit:
+    """The site's view of a stored commit; with a ``source``, the record itself is not kept."""
     platforms, subsystems = site_labels(record, taxonomy, repository_platforms)
     return SiteCommit(
-        record=record,
+        summary=CommitSummary.of(record),
         local_time=record.commit.committed_at.astimezone(zone),
         platforms=platforms,
         subsystems=subsystems,
         fingerprint=text_digest(record.model_dump_json()),
         wording=wording,
+        kept=None if source is not None else record,
+        source=source,
     )
 
 
@@ -316,9 +392,12 @@ def build_index(
     taxonomy: Taxonomy,
     language: LanguageCode = "zh",
     releases: Sequence[Release] = (),
+    source: RecordSource | None = None,
 ) -> SiteIndex:
     """The site's commits: those of ``repositories`` (or of the one ``repository``), each
-    labelled by its repository's taxonomy; ``taxonomy`` is the site's (names, order, pages)."""
+    labelled by its repository's taxonomy; ``taxonomy`` is the site's (names, order, pages).
+    With a ``source`` (the store the records come from), the index keeps each commit's summary
+    and pages read its record again when they show it: ``records`` may then be a stream."""
     if not repositories:
         if repository is None:
             raise ValueError("build_index needs a repository or repositories")
@@ -330,8 +409,8 @@ def build_index(
         found = followed.get(record.commit.repository)
         if found is not None:
             rules = found.taxonomy or taxonomy
-            commits.append(site_commit(record, zone, rules, wording, found.platforms))
-    commits.sort(key=lambda item: (item.record.commit.committed_at, item.sha))
+            commits.append(site_commit(record, zone, rules, wording, found.platforms, source))
+    commits.sort(key=lambda item: (item.committed_at, item.sha))
     by_day: dict[date, list[SiteCommit]] = defaultdict(list)
     for item in commits:
         by_day[item.day].append(item)
@@ -345,7 +424,7 @@ def build_index(
             by_platform.setdefault(label.id, []).append(item)
         for label in item.subsystems:
             by_subsystem.setdefault(label.id, []).append(item)
-        by_repository[item.record.commit.repository].append(item)
+        by_repository[item.repository].append(item)
     return SiteIndex(
         repository=repositories[0].name,
         days=days,

@@ -142,8 +142,8 @@ class _Context:
             "status_name": self.status_name,
             "format_time": self.format_time,
             "clock": clock,
-            "web_url": lambda item: Markup(item.record.commit.web_url),
-            "pr_url": lambda item: Markup(item.record.commit.pr_url or ""),
+            "web_url": lambda item: Markup(item.summary.web_url),
+            "pr_url": lambda item: Markup(item.summary.pr_url or ""),
             "model_name": _model_name,
             "insight_items": self.insight_items,
             # A date is one word to a reader: never broken at its hyphens.
@@ -370,7 +370,7 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
                 previous.fingerprint if previous else None,
                 following.fingerprint if following else None,
             )
-            yield PageSpec(uri, title_plain(item.record.commit.title), content, inputs)
+            yield PageSpec(uri, title_plain(item.title), content, inputs)
 
 
 def subscribe_page(context: _Context) -> PageSpec:

@@ -63,7 +63,7 @@ class WeekLine:
         """Each part's marker ("2/3") and commit."""
         found = []
         for item in self.commits:
-            part = series_part(item.record.commit.title)
+            part = series_part(item.title)
             total = part.total if part else None
             marker = f"{part.part}/{total or 'n'}" if part and part.numbered else str(part.part if part else "?")
             found.append((marker, item))
@@ -142,7 +142,7 @@ class Week:
 
 def is_deprecation(item: SiteCommit) -> bool:
     """A deprecation, or the removal of something users had (not a line of dead code)."""
-    title = item.record.commit.title
+    title = item.title
     if item.change_type == ChangeType.DEPRECATION.value or _DEPRECATION.search(title):
         return True
     return item.group in ("high", "medium") and _REMOVAL.search(title) is not None
@@ -155,7 +155,7 @@ def is_new_model(item: SiteCommit) -> bool:
         return False
     if item.change_type not in (None, ChangeType.FEATURE.value, ChangeType.OTHER.value):
         return False
-    title = item.record.commit.title
+    title = item.title
     if _MODEL_TAG.match(title) is not None:
         return _ADDS.search(title) is not None  # "[Model] Add Foo", not "[Model] Avoid a copy in Foo"
     return _NEW_MODEL.search(title) is not None
@@ -176,14 +176,14 @@ def fold_series(commits: Iterable[SiteCommit]) -> list[WeekLine]:
     lines: dict[object, list[SiteCommit]] = {}
     parts: dict[object, SeriesPart] = {}
     for item in commits:
-        part = series_part(item.record.commit.title)
+        part = series_part(item.title)
         if part is None:
             lines[item.sha] = [item]
             continue
         # Parts of one series often differ after their tags: the same author numbering commits
         # under the same tags in one week is one series; otherwise the titles must match.
         key: object = (
-            (item.repository, item.record.commit.author_name, part.tags, part.total)
+            (item.repository, item.author_name, part.tags, part.total)
             if part.numbered and part.tags
             else (item.repository, part.key)
         )
@@ -202,7 +202,7 @@ def fold_series(commits: Iterable[SiteCommit]) -> list[WeekLine]:
 
 
 def _part_number(item: SiteCommit) -> int:
-    part = series_part(item.record.commit.title)
+    part = series_part(item.title)
     return part.part if part else 0
 
 

@@ -348,7 +348,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         and written straight to the site, in batches over worker processes."""
         assert self._nav is not None and self._env is not None and self._files is not None
         frames = self._frames = ThemeFrames(config, self._env, self._nav, self._files, head=self._feed_links)
-        pages = self._framed
+        # A day page and its commits' pages in one batch: they share rendered analyses.
+        pages = sorted(self._framed, key=lambda page: page[0].group)
         workers = self._workers
         batches = batches_of(len(pages), workers)
 

@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from commit_digest.site.model import DayStats, RepositoryChip, SiteCommit
     from commit_digest.site.pages import _Context
 
-# Commits whose analysis sections stay rendered: a day page and its commits' pages are to be
-# rendered together (one batch per day), so a day's worth is enough; bounded, so memory stays
-# flat however large the archive grows.
+# Commits whose analysis sections stay rendered: a day page and its commits' pages are rendered
+# together (PageSpec.group keeps them in one batch), so a day's worth is enough; bounded, so
+# memory stays flat however large the archive grows.
 RECENT_ANALYSES = 512
 # Label reasons worded (the rules' phrases repeat: the same paths, tags and words).
 RECENT_REASONS = 2048

@@ -68,6 +68,9 @@ class PageSpec:
     # code, theme, configuration, taxonomy — are the build's). Equal inputs, equal page: an
     # incremental build reuses the previous output. "" for pages always rendered (nav pages).
     inputs: str = ""
+    # Pages of one group are best rendered together (a day page and its commits' pages share
+    # their commits' rendered analyses); "" for pages of no group.
+    group: str = ""
 
     def render(self) -> RenderedPage:
         """The page's content HTML and its headings (for the table of contents)."""
@@ -346,7 +349,7 @@ def day_pages(context: _Context) -> Iterator[PageSpec]:
             newer.iso if newer else None,
             older.iso if older else None,
         )
-        yield PageSpec(uri, _plain(context.texts("day_title", date=day.iso)), content, inputs)
+        yield PageSpec(uri, _plain(context.texts("day_title", date=day.iso)), content, inputs, group=day.iso)
 
 
 def commit_pages(context: _Context) -> Iterator[PageSpec]:
@@ -370,7 +373,7 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
                 previous.fingerprint if previous else None,
                 following.fingerprint if following else None,
             )
-            yield PageSpec(uri, title_plain(item.title), content, inputs)
+            yield PageSpec(uri, title_plain(item.title), content, inputs, group=day.iso)
 
 
 def subscribe_page(context: _Context) -> PageSpec:

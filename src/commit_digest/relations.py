@@ -322,7 +322,7 @@ class _Index:
             return own[0] if len(own) == 1 else None
         return (matches[0][1], matches[0][0]) if len(matches) == 1 else None
 
-    def by_title(self, repository: str, title: str, before: Commit) -> CommitKey | None:
+    def by_title(self, repository: str, title: str, before: CommitHeader) -> CommitKey | None:
         """The newest commit of ``repository`` titled ``title`` that landed before ``before``:
         the title as written, else without its pull request number."""
         for index, wanted in ((self._titles, title.strip()), (self._bare_titles, _PR_SUFFIX.sub("", title.strip()))):
@@ -337,12 +337,43 @@ class _Index:
 # --- relating ---------------------------------------------------------------------------------
 
 
-def _reverted(commit: Commit, index: _Index) -> list[tuple[CommitKey | None, tuple[str, int] | None]]:
+@dataclass(frozen=True)
+class CommitLinks:
+    """What a commit's message says of other commits, before any is looked up: a pure function
+    of the commit, so a build keeps it instead of the message."""
+
+    revert_shas: tuple[str, ...] = ()  # "This reverts commit <sha>"
+    revert_pulls: tuple[tuple[str | None, int], ...] = ()  # GitHub's "Reverts owner/repo#N"
+    references: tuple[_Reference, ...] = ()  # in the title, the message and the PR description
+
+
+NO_LINKS = CommitLinks()
+
+
+def commit_links(commit: Commit) -> CommitLinks:
+    body = commit.body[:SCAN_LIMIT]
+    revert_shas = tuple(match.group(1) for match in _REVERTS_SHA.finditer(body)) if "everts commit" in body else ()
+    revert_pulls: tuple[tuple[str | None, int], ...] = ()
+    if "Reverts" in body:
+        revert_pulls = tuple((match.group(1), int(match.group(2))) for match in _REVERTS_PR.finditer(body))
+    references: list[_Reference] = []
+    if _REVERT_TITLE.match(commit.title) is None:  # a revert's title quotes another commit's
+        references += _references(_PR_SUFFIX.sub("", commit.title), title=True)
+    references += _message_references(commit.body)
+    if commit.pull_request is not None:
+        references += _message_references(commit.pull_request.description)
+    if not (revert_shas or revert_pulls or references):
+        return NO_LINKS
+    return CommitLinks(revert_shas, revert_pulls, tuple(references))
+
+
+def _reverted(
+    commit: CommitHeader, links: CommitLinks, index: _Index
+) -> list[tuple[CommitKey | None, tuple[str, int] | None]]:
     """What ``commit`` reverts: (commit, None) when found in the store, else (None, reference)."""
     own = (commit.repository, commit.sha)
-    body = commit.body[:SCAN_LIMIT]
-    if "everts commit" in body:
-        found = [index.by_sha(match.group(1), commit.repository) for match in _REVERTS_SHA.finditer(body)]
+    if links.revert_shas:
+        found = [index.by_sha(sha, commit.repository) for sha in links.revert_shas]
         resolved = list(dict.fromkeys(key for key in found if key is not None and key != own))
         if resolved:
             return [(key, None) for key in resolved]
@@ -357,36 +388,30 @@ def _reverted(commit: Commit, index: _Index) -> list[tuple[CommitKey | None, tup
             reference = (commit.repository, number)
         if key is not None and key != own:
             return [(key, None)]
-    if "Reverts" in body:
-        for match in _REVERTS_PR.finditer(body):
-            repository = index.repository(match.group(1), commit.repository)
-            number = int(match.group(2))
-            if (repository, number) == (commit.repository, commit.pr_number):
-                continue
-            key = index.pull(repository, number)
-            if key is not None and key != own:
-                return [(key, None)]
-            reference = reference or (repository, number)
+    for written, number in links.revert_pulls:
+        repository = index.repository(written, commit.repository)
+        if (repository, number) == (commit.repository, commit.pr_number):
+            continue
+        key = index.pull(repository, number)
+        if key is not None and key != own:
+            return [(key, None)]
+        reference = reference or (repository, number)
     return [(None, reference)] if reference is not None else []
 
 
-def _forward(commit: Commit, index: _Index) -> list[tuple[RelationKind, CommitKey | None, tuple[str, int] | None]]:
+def _forward(
+    commit: CommitHeader, links: CommitLinks, index: _Index
+) -> list[tuple[RelationKind, CommitKey | None, tuple[str, int] | None]]:
     """The commit's own relations: (kind, other commit or None, reference when unresolved)."""
     own = (commit.repository, commit.sha)
     found: list[tuple[RelationKind, CommitKey | None, tuple[str, int] | None]] = [
-        (RelationKind.REVERTS, key, reference) for key, reference in _reverted(commit, index)
+        (RelationKind.REVERTS, key, reference) for key, reference in _reverted(commit, links, index)
     ]
     taken: set[object] = {
         key or (reference[0].lower(), reference[1]) for _, key, reference in found if key or reference
     }
-    references: list[_Reference] = []
-    if _REVERT_TITLE.match(commit.title) is None:  # a revert's title quotes another commit's
-        references += _references(_PR_SUFFIX.sub("", commit.title), title=True)
-    references += _message_references(commit.body)
-    if commit.pull_request is not None:
-        references += _message_references(commit.pull_request.description)
     strongest: dict[object, tuple[RelationKind, CommitKey | None, tuple[str, int] | None]] = {}
-    for reference in references:
+    for reference in links.references:
         repository = index.repository(reference.repository, commit.repository)
         if (repository, reference.number) == (commit.repository, commit.pr_number):
             continue
@@ -431,11 +456,11 @@ def _still_reverted(reverted_by: dict[CommitKey, list[CommitKey]]) -> frozenset[
     return frozenset(key for key, reverted in state.items() if reverted)
 
 
-def relate(commits: Iterable[CommitHeader], full: Callable[[CommitKey], Commit] | None = None) -> Relations:
+def relate(commits: Iterable[CommitHeader], links: Callable[[CommitKey], CommitLinks] | None = None) -> Relations:
     """The relations between ``commits`` (the whole store), both ways, and their series.
 
-    ``commits`` may be headers (what listings keep of a commit) when ``full`` gives a commit's
-    whole message by key: each is then read once, in turn, and not held."""
+    ``commits`` may be headers (what listings keep of a commit) when ``links`` gives what each
+    one's message says (``commit_links``, kept by the caller); else they are whole commits."""
     by_key: dict[CommitKey, CommitHeader] = {}
     for commit in commits:
         by_key.setdefault((commit.repository, commit.sha), commit)
@@ -443,9 +468,12 @@ def relate(commits: Iterable[CommitHeader], full: Callable[[CommitKey], Commit] 
     found: dict[CommitKey, dict[tuple[RelationKind, object], Relation]] = defaultdict(dict)
     reverted_by: dict[CommitKey, list[CommitKey]] = defaultdict(list)
     for key, commit in by_key.items():
-        whole = full(key) if full is not None else commit
-        assert isinstance(whole, Commit)
-        for kind, other, reference in _forward(whole, index):
+        if links is not None:
+            said = links(key)
+        else:
+            assert isinstance(commit, Commit), "relate() needs whole commits or their links"
+            said = commit_links(commit)
+        for kind, other, reference in _forward(commit, said, index):
             if other is None:
                 found[key].setdefault((kind, reference), Relation(kind, None, reference))
                 continue

@@ -21,11 +21,18 @@ from commit_digest.releases import Release, first_release_of
 from commit_digest.site.fingerprint import digest
 
 if TYPE_CHECKING:
+    from commit_digest.models import Commit
     from commit_digest.site.model import SiteCommit
 
 CommitKey = tuple[str, str]
 _DEFAULT_RULES = ImpactRules()
 _NO_IMPACT = OperatorImpact()
+
+
+def commit_impact(commit: Commit, rules: ImpactRules | None) -> OperatorImpact:
+    """What a commit's diff changes for operators, by its repository's rules (default: vLLM's)."""
+    rules = rules or _DEFAULT_RULES
+    return operator_impact(commit, rules) if rules.enabled else _NO_IMPACT
 
 
 @dataclass(frozen=True)
@@ -74,10 +81,11 @@ class SiteFacts:
 
     def impact(self, item: SiteCommit) -> OperatorImpact:
         key = (item.repository, item.sha)
+        if item.impact is not None:  # found when the index was made, while the record was at hand
+            return item.impact
         found = self._impacts.get(key)
         if found is None:
-            rules = self._rules.get(item.repository, _DEFAULT_RULES)
-            found = operator_impact(item.record.commit, rules) if rules.enabled else _NO_IMPACT
+            found = commit_impact(item.record.commit, self._rules.get(item.repository))
             self._impacts[key] = found
         return found
 
@@ -90,7 +98,7 @@ class SiteFacts:
 
     @cached_property
     def relations(self) -> Relations:
-        return relate(self._commits, full=lambda key: self.by_key[key].record.commit)
+        return relate(self._commits, links=lambda key: self.by_key[key].links)
 
     def related(self, item: SiteCommit) -> tuple[Relation, ...]:
         return self.relations.of((item.repository, item.sha))

@@ -11,16 +11,18 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from commit_digest.impact.extract import OperatorImpact
+from commit_digest.impact.rules import ImpactRules
 from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, Importance, Label, LabelSource, LanguageCode
 from commit_digest.narratives import WeekNarrative
+from commit_digest.relations import NO_LINKS, CommitLinks, commit_links
 from commit_digest.site.calendar import IsoWeek
-from commit_digest.site.facts import SiteFacts
+from commit_digest.site.facts import SiteFacts, commit_impact
 from commit_digest.site.fingerprint import text_digest
 from commit_digest.site.wording import Worded, Wording
 from commit_digest.taxonomy import Taxonomy
 
 if TYPE_CHECKING:
-    from commit_digest.impact.rules import ImpactRules
     from commit_digest.releases import Release
     from commit_digest.site.record_source import RecordSource
 
@@ -95,6 +97,9 @@ class SiteCommit:
     # store when a page asks (``source``), so a build does not hold the whole archive.
     kept: CommitRecord | None = field(default=None, compare=False, repr=False)
     source: RecordSource | None = field(default=None, compare=False, repr=False)
+    # What its message says of other commits, and its operator impact (None: found when asked).
+    links: CommitLinks = field(default=NO_LINKS, compare=False, repr=False)
+    impact: OperatorImpact | None = field(default=None, compare=False, repr=False)
 
     @property
     def record(self) -> CommitRecord:
@@ -361,8 +366,10 @@ def site_commit(
     wording: Wording,
     repository_platforms: Sequence[str] = (),
     source: RecordSource | None = None,
+    impact_rules: ImpactRules | None = None,
 ) -> SiteCommit:
-    """The site's view of a stored commit; with a ``source``, the record itself is not kept."""
+    """The site's view of a stored commit; with a ``source``, the record itself is not kept but
+    what pages need of it beyond its summary is found now (its links, its operator impact)."""
     platforms, subsystems = site_labels(record, taxonomy, repository_platforms)
     return SiteCommit(
         summary=CommitSummary.of(record),
@@ -373,6 +380,8 @@ def site_commit(
         wording=wording,
         kept=None if source is not None else record,
         source=source,
+        links=commit_links(record.commit),
+        impact=commit_impact(record.commit, impact_rules) if source is not None else None,
     )
 
 
@@ -409,7 +418,7 @@ def build_index(
         found = followed.get(record.commit.repository)
         if found is not None:
             rules = found.taxonomy or taxonomy
-            commits.append(site_commit(record, zone, rules, wording, found.platforms, source))
+            commits.append(site_commit(record, zone, rules, wording, found.platforms, source, found.impact_rules))
     commits.sort(key=lambda item: (item.committed_at, item.sha))
     by_day: dict[date, list[SiteCommit]] = defaultdict(list)
     for item in commits:

@@ -160,6 +160,7 @@ class _Context:
             "feeds_of": lambda page: feeds_of_page(self.feeds, page),
             "feed_url": lambda feed: feed.url(self.options.site_url),
             "label_anchor": _label_anchor,
+            "label_ids": _label_ids,
             "related_text": self.related_text,
             "highlight_limit": HIGHLIGHT_LINES,
             "section_limit": SECTION_LINES,
@@ -281,6 +282,12 @@ class _Context:
 def _label_anchor(kind: str, label_id: str) -> str:
     """A heading id for a label on a week page (a repository's owner/name holds a slash)."""
     return f"{kind}-{label_id.replace('/', '-')}"
+
+
+def _label_ids(labels: tuple[Label, ...]) -> str:
+    """The labels' ids, space-separated (an entry's filter attribute): plain text, escaped on output.
+    What `map(attribute="id") | join(" ")` printed, without two filters' generators per entry."""
+    return " ".join(label.id for label in labels)
 
 
 def _model_name(analyzer: str) -> str:

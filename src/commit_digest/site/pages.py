@@ -107,6 +107,7 @@ class _Context:
         self.options = options
         self.texts = Texts(options.language)
         self.zone = ZoneInfo(options.timezone)
+        self._zone_name = html_text(options.timezone)  # shown after every time on the site
         self.meaning = Meaning(self)
         self.fragments = Fragments(self)
 
@@ -268,7 +269,7 @@ class _Context:
 
     def format_time(self, moment: datetime) -> Markup:
         local = moment.astimezone(self.zone)
-        return Markup(f"{local.strftime('%Y-%m-%d %H:%M:%S')} ({html_text(self.options.timezone)})")
+        return Markup(f"{local.strftime('%Y-%m-%d %H:%M:%S')} ({self._zone_name})")
 
     def insight_items(self, analysis: Any) -> list[tuple[Markup, str]]:
         insights = analysis.insights

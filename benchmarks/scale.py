@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import itertools
 import os
 import re
 import shutil
@@ -283,6 +284,22 @@ def report(result: Result) -> None:
     sys.stdout.flush()
 
 
+def report_growth(results: list[Result]) -> None:
+    """How the peak memory of our builds grows per commit between the sizes measured (target
+    < 15 KB), and the cold build's peak at 50,000 commits at that rate (target <= 1 GB)."""
+    ours = ("our build (cold)", "rebuild, nothing new", "rebuild, one new day")
+    for smaller, larger in itertools.pairwise(sorted(results, key=lambda result: result.n)):
+        print(f"\n== peak memory growth, {smaller.n} -> {larger.n} commits (target < 15 KB per commit) ==")
+        for name in ours:
+            low = next(step for step in smaller.steps if step.name == name)
+            high = next(step for step in larger.steps if step.name == name)
+            per_commit = (high.peak_rss_mb - low.peak_rss_mb) * 1024 / (larger.n - smaller.n)
+            print(f"{name:<24}{per_commit:>8.1f} KB per commit")
+            if name == ours[0]:
+                at_50k = high.peak_rss_mb + per_commit * (50_000 - larger.n) / 1024
+                print(f"{'  cold at 50,000':<24}{at_50k:>8.0f} MB (projected; target <= 1024)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, action="append", help="commits in the archive (repeatable)")
@@ -295,9 +312,14 @@ def main() -> int:
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="digest-scale-"))
     try:
+        results = []
         for n in args.n or [2000]:
             languages = tuple(code for code in args.languages.split(",") if code)
-            report(measure(n, root / f"n{n}", seed=args.seed, reference=not args.no_reference, languages=languages))
+            results.append(
+                measure(n, root / f"n{n}", seed=args.seed, reference=not args.no_reference, languages=languages)
+            )
+            report(results[-1])
+        report_growth(results)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -26,12 +26,11 @@ from mkdocs.structure.toc import get_toc
 
 from commit_digest import api
 from commit_digest.errors import CommitDigestError
-from commit_digest.models import CommitRecord
 from commit_digest.narratives import WeekNarrative
 from commit_digest.releases import Release
 from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
-from commit_digest.site import SiteIndex, SiteOptions, build_index, generate_pages, paths, sanitize_html
+from commit_digest.site import SiteIndex, SiteOptions, generate_pages, paths, sanitize_html
 from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
 from commit_digest.site.classified import keep_classified, recall_classified
@@ -40,7 +39,6 @@ from commit_digest.site.fingerprint import digest
 from commit_digest.site.followed import (
     followed_repositories,
     site_last_fetch,
-    site_records,
     site_releases,
     site_taxonomy,
 )
@@ -52,7 +50,7 @@ from commit_digest.site.incremental import (
     read_manifest,
     write_manifest,
 )
-from commit_digest.site.model import SiteRepository, site_narratives
+from commit_digest.site.model import SiteCommit, SiteRepository, index_of, site_narratives
 from commit_digest.site.output import (
     feed_head_links,
     link_reused_pages,
@@ -63,6 +61,7 @@ from commit_digest.site.output import (
 )
 from commit_digest.site.pages import PageSpec
 from commit_digest.site.parallel import available_cores, batches_of, map_batches
+from commit_digest.site.reading import read_site_commits
 from commit_digest.site.record_source import RecordSource
 from commit_digest.site.status import status_facts
 from commit_digest.store import AnalysisStore
@@ -383,42 +382,32 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         return self._index
 
     def _read_store(self, settings: DigestSettings, taxonomy: Taxonomy) -> SiteIndex:
-        """The site index from the store's records, streamed (pages read a record again when they
-        show it), its narratives and releases; notes the store's revision and when a fetch last
-        completed without error."""
+        """The site index from the store's records (read by worker processes; pages read a
+        record again when they show it), its narratives and releases; notes the store's
+        revision and when a fetch last completed without error."""
         if self._source is not None:
             self._source.close()
         self._source = None
+        commits: list[SiteCommit] = []
+        narratives: list[WeekNarrative] = []
+        releases: list[Release] = []
+        self._revision, self._last_fetch = None, None
         if not settings.cache_dir.is_dir():
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
-            records: Iterable[CommitRecord] = ()
-            narratives: list[WeekNarrative] = []
-            releases: list[Release] = []
-            self._revision, self._last_fetch = None, None
-            return self._index_of(records, narratives, releases, settings, taxonomy)
-        self._source = RecordSource(settings.cache_dir)
-        with AnalysisStore(settings.cache_dir) as store:
-            self._revision, self._last_fetch = store.revision(), site_last_fetch(store, settings)
-            narratives, releases = list(store.narratives()), list(site_releases(store, settings))
-            return self._index_of(site_records(store, settings), narratives, releases, settings, taxonomy)
-
-    def _index_of(
-        self,
-        records: Iterable[CommitRecord],
-        narratives: list[WeekNarrative],
-        releases: list[Release],
-        settings: DigestSettings,
-        taxonomy: Taxonomy,
-    ) -> SiteIndex:
-        index = build_index(
-            records,
-            repositories=self.repositories,
-            zone=settings.zone,
-            taxonomy=taxonomy,
-            language=settings.language,
-            releases=releases,
-            source=self._source,
-        )
+        else:
+            self._source = RecordSource(settings.cache_dir)
+            with AnalysisStore(settings.cache_dir) as store:
+                self._revision, self._last_fetch = store.revision(), site_last_fetch(store, settings)
+                narratives, releases = list(store.narratives()), list(site_releases(store, settings))
+            commits = read_site_commits(
+                self._source,
+                repositories=self.repositories,
+                zone=settings.zone,
+                taxonomy=taxonomy,
+                language=settings.language,
+                workers=self._workers,
+            )
+        index = index_of(commits, repositories=self.repositories, taxonomy=taxonomy, releases=releases)
         return dataclasses.replace(index, narratives=site_narratives(narratives, settings.language))
 
     def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:

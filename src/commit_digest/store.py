@@ -109,6 +109,12 @@ class AnalysisStore:
                 if text is not None:  # deleted by another process while we iterated
                     yield self._parse(key, text)
 
+    def shas(self, repository: str) -> Iterator[str]:
+        """The shas of ``repository``'s records, in key order, without reading the records."""
+        prefix = record_key(repository, "")
+        for key in self._keys(prefix):
+            yield key[len(prefix) :]
+
     def find(self, sha_prefix: str, repository: str | None = None) -> list[CommitRecord]:
         """Records whose sha starts with ``sha_prefix`` (at least 4 hex digits)."""
         prefix = sha_prefix.strip().lower()

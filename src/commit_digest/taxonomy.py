@@ -319,9 +319,12 @@ class Taxonomy(_Frozen):
         the next build: what an earlier build remembered of commits since changed is left out."""
         return {key: self._classified[key] for key in sorted(self._asked)}
 
-    def remember(self, classified: dict[str, Classification]) -> None:
-        """Classifications a previous build made with these same rules: not made again."""
+    def remember(self, classified: dict[str, Classification], *, asked: bool = False) -> None:
+        """Classifications made with these same rules (by a previous build, or another process
+        of this one: ``asked``, kept for the next build too): not made again."""
         self._classified.update(classified)
+        if asked:
+            self._asked.update(classified)
 
     def platform(self, label_id: str) -> LabelRule | None:
         return next((rule for rule in self.platforms if rule.id == label_id), None)

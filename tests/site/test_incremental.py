@@ -79,7 +79,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     with AnalysisStore(root / "cache") as store:
         for record in sample_records():
             store.put(record)
-    project = Project(root, {})
+    project = Project(root, {"workers": 1})  # in one process: a test can count what the build does
     project.configure()
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)  # gen-files scripts are relative to the site's folder

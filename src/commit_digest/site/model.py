@@ -92,7 +92,7 @@ class SiteCommit:
     platforms: tuple[Label, ...]
     subsystems: tuple[Label, ...]
     fingerprint: str  # of the stored record: pages showing this commit change when it does
-    wording: Wording = field(compare=False, repr=False)
+    wording: Wording | None = field(compare=False, repr=False)  # None only while sent between processes
     # The record itself when the index was made from records in memory; else read from the
     # store when a page asks (``source``), so a build does not hold the whole archive.
     kept: CommitRecord | None = field(default=None, compare=False, repr=False)
@@ -110,6 +110,7 @@ class SiteCommit:
 
     @cached_property
     def _worded_kept(self) -> Worded:
+        assert self.wording is not None
         return self.wording.word(self.record)
 
     @property
@@ -118,6 +119,7 @@ class SiteCommit:
         renders few pages, so most commits are never worded)."""
         if self.source is None:
             return self._worded_kept
+        assert self.wording is not None
         return self.source.worded(self.repository, self.sha, self.wording)
 
     @property
@@ -363,7 +365,7 @@ def site_commit(
     record: CommitRecord,
     zone: ZoneInfo,
     taxonomy: Taxonomy,
-    wording: Wording,
+    wording: Wording | None,
     repository_platforms: Sequence[str] = (),
     source: RecordSource | None = None,
     impact_rules: ImpactRules | None = None,
@@ -392,6 +394,27 @@ def _unique(labels: Sequence[Label]) -> tuple[Label, ...]:
     return tuple(seen.values())
 
 
+def site_commits(
+    records: Iterable[CommitRecord],
+    *,
+    repositories: Sequence[SiteRepository],
+    zone: ZoneInfo,
+    taxonomy: Taxonomy,
+    wording: Wording | None,
+    source: RecordSource | None = None,
+) -> list[SiteCommit]:
+    """The records of ``repositories`` as the site shows them, each labelled by its repository's
+    taxonomy (``taxonomy``, the site's, when it has none of its own)."""
+    followed = {item.name: item for item in repositories}
+    commits = []
+    for record in records:
+        found = followed.get(record.commit.repository)
+        if found is not None:
+            rules = found.taxonomy or taxonomy
+            commits.append(site_commit(record, zone, rules, wording, found.platforms, source, found.impact_rules))
+    return commits
+
+
 def build_index(
     records: Iterable[CommitRecord],
     *,
@@ -411,15 +434,22 @@ def build_index(
         if repository is None:
             raise ValueError("build_index needs a repository or repositories")
         repositories = (SiteRepository.named(repository),)
-    followed = {item.name: item for item in repositories}
     wording = Wording(language, taxonomy)
-    commits = []
-    for record in records:
-        found = followed.get(record.commit.repository)
-        if found is not None:
-            rules = found.taxonomy or taxonomy
-            commits.append(site_commit(record, zone, rules, wording, found.platforms, source, found.impact_rules))
-    commits.sort(key=lambda item: (item.committed_at, item.sha))
+    commits = site_commits(
+        records, repositories=repositories, zone=zone, taxonomy=taxonomy, wording=wording, source=source
+    )
+    return index_of(commits, repositories=repositories, taxonomy=taxonomy, releases=releases)
+
+
+def index_of(
+    commits: list[SiteCommit],
+    *,
+    repositories: Sequence[SiteRepository],
+    taxonomy: Taxonomy,
+    releases: Sequence[Release] = (),
+) -> SiteIndex:
+    """The index of the site's commits (in any order): by day, label and repository."""
+    commits = sorted(commits, key=lambda item: (item.committed_at, item.sha))
     by_day: dict[date, list[SiteCommit]] = defaultdict(list)
     for item in commits:
         by_day[item.day].append(item)

@@ -50,3 +50,15 @@ def test_items_are_cut_into_batches_that_cover_them_once() -> None:
     assert [index for batch in cut for index in batch] == list(range(1000))
     assert len(cut) == 16 and min(len(batch) for batch in cut) >= MIN_BATCH
     assert len(batches_of(3 * MIN_BATCH, 2)) == 3
+
+
+def test_labels_cross_processes_as_equal_labels_shared_by_value() -> None:
+    """A label pickles as its three fields; equal labels arrive as one object."""
+    import pickle
+
+    from commit_digest.models import Label, LabelSource
+
+    first = Label(id="rocm", source=LabelSource.LLM, reason="tag [ROCm]")
+    copies = pickle.loads(pickle.dumps([first, Label(id="rocm", source=LabelSource.LLM, reason="tag [ROCm]")]))
+    assert copies == [first, first] and copies[0] is copies[1]
+    assert copies[0].source is LabelSource.LLM

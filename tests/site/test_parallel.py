@@ -40,7 +40,7 @@ def test_an_error_in_a_worker_is_raised_in_the_parent() -> None:
             raise ValueError("page commits/abc.md: bad template")
         return number
 
-    with pytest.raises(ValueError, match="commits/abc.md"):
+    with pytest.raises(ValueError, match=r"commits/abc\.md"):
         list(map_batches(run, 3, workers=2))
 
 

@@ -148,8 +148,9 @@ def write_search_index(
             built.append((slot, info, write_files(target, files)))
         return built
 
-    # Partitions are built (the index's costliest part) in worker processes, a few per batch.
-    batches = [range(start, min(start + 4, len(to_build))) for start in range(0, len(to_build), 4)]
+    # Partitions are built (the index's costliest part and, with a quarter's grams, its largest)
+    # in worker processes, one per batch: the parent never holds a partition.
+    batches = [range(position, position + 1) for position in range(len(to_build))]
     built_infos: dict[int, PartitionInfo] = {}
     written = 0
     for batch in map_batches(build_batch, len(batches), workers=workers):

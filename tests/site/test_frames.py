@@ -109,3 +109,29 @@ def test_a_theme_that_cannot_be_framed_gets_whole_pages(tmp_path: Path) -> None:
     site = build_site(tmp_path / "site", _records(), workers=2, hand_written={"overrides/main.html": shout})
     page = site.page("platforms/cuda/")
     assert '<p class="shout">' in page and "<A HREF=" in page  # the content went through the theme whole
+
+
+def test_pages_without_directory_urls_are_framed_as_the_theme_would(tmp_path: Path) -> None:
+    """``use_directory_urls: false``: pages are files (commits/<sha>.html), links relative to them."""
+    site = build_site(tmp_path / "first", _records(), workers=2)
+    config_file = site.root / "mkdocs.yml"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(site.root)
+        # Not strict: MkDocs cannot resolve a hand-written page's link to commits/<sha>.html, a
+        # page it does not build (the same holds for the pages an incremental build reuses).
+        config = load_config(
+            config_file=str(config_file), site_dir=str(tmp_path / "files"), use_directory_urls=False, strict=False
+        )
+        build(config)
+    plugin = config.plugins["commit-digest"]
+    frames = plugin._frames
+    assert frames is not None
+    checked = 0
+    for spec, output, url in plugin._framed:
+        if spec.src_uri.startswith(("commits/", "days/", "platforms/")) and checked < 6:
+            assert output.endswith(".html") and not output.endswith("/index.html")
+            rendered = spec.render()
+            whole = frames.whole_page(spec.src_uri, html.escape(spec.title), rendered.headings, rendered.html)
+            assert (tmp_path / "files" / output).read_text(encoding="utf-8") == whole, url
+            checked += 1
+    assert checked == 6

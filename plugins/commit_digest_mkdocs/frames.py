@@ -51,7 +51,7 @@ class ThemeFrames:
         env: jinja2.Environment,
         nav: Navigation,
         files: Files,
-        head: Callable[[str], str] = lambda src_uri: "",
+        head: Callable[[str], str] = lambda src_uri: "",  # what a page adds to its <head> (feed links)
     ) -> None:
         self._config = config
         self._env = env
@@ -95,7 +95,7 @@ class ThemeFrames:
             Slot.SKIP: headings[0].id if headings else "",
             Slot.CONTENT: content,
         }
-        return frame.with_head(self.head(src_uri)).fill(values)
+        return frame.with_head(self._head(src_uri)).fill(values)
 
     def whole_page(self, src_uri: str, title_html: str, headings: Sequence[Heading], content: str) -> str:
         """The page rendered by the theme's whole template, as MkDocs renders a page: the fallback
@@ -106,12 +106,8 @@ class ThemeFrames:
             rendered, _ = self._render_page(page)
         finally:
             self.rendering = False
-        head = self.head(src_uri)
+        head = self._head(src_uri)
         return rendered.replace("</head>", head + "</head>", 1) if head else rendered
-
-    def head(self, src_uri: str) -> str:
-        """What a page adds to its <head> (its feeds' links): set by the plugin."""
-        return self._head(src_uri)
 
     def _page(self, src_uri: str, title_html: str, content: str, headings: Sequence[Heading]) -> Page:
         file = File.generated(self._config, src_uri, content="", inclusion=InclusionLevel.NOT_IN_NAV)

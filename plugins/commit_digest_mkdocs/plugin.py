@@ -38,6 +38,7 @@ from commit_digest.site.feeds import Feed, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.followed import (
     followed_repositories,
+    labelling_taxonomies,
     site_last_fetch,
     site_releases,
     site_taxonomy,
@@ -289,13 +290,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         return output.replace("</head>", links + "</head>", 1) if links else output
 
     def _taxonomies(self) -> list[Taxonomy]:
-        """The taxonomies the site's commits are labelled by (the site's and repositories' own)."""
         assert self.taxonomy is not None
-        found = {id(self.taxonomy): self.taxonomy}
-        for repository in self.repositories:
-            if repository.taxonomy is not None:
-                found.setdefault(id(repository.taxonomy), repository.taxonomy)
-        return list(found.values())
+        return list(labelling_taxonomies(self.taxonomy, self.repositories).values())
 
     @property
     def _workers(self) -> int:

@@ -64,8 +64,6 @@ class Frame:
         """The frame of ``rendered`` (a page the theme made with markers): every occurrence of each
         text in ``places`` becomes its slot. A required slot that is missing, or a slot that
         appears in more than one form, raises FrameError."""
-        if not places:
-            return cls((rendered,), ())
         pattern = re.compile("|".join(re.escape(text) for text in sorted(places, key=len, reverse=True)))
         parts: list[str] = []
         slots: list[Slot] = []

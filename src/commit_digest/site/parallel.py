@@ -13,11 +13,9 @@ import multiprocessing
 import os
 import pickle
 from collections.abc import Callable, Iterator
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 Result = TypeVar("Result")
-
-logger = logging.getLogger("mkdocs.plugins.commit_digest.parallel")
 
 # Fewer pages than this per worker: forking costs more than it saves.
 MIN_BATCH = 8
@@ -30,14 +28,8 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-class _Job(Generic[Result]):
-    """The work the forked workers inherit (a module global: forked memory, not pickled)."""
-
-    def __init__(self, run: Callable[[int], Result]) -> None:
-        self.run = run
-
-
-_current: _Job[object] | None = None
+# The work the forked workers inherit: a module global, so it is forked memory, never pickled.
+_current: Callable[[int], object] | None = None
 
 
 class _KeptRecords(logging.Handler):
@@ -77,7 +69,7 @@ def _run_batch(number: int) -> tuple[bytes, list[tuple[str, int, str]]]:
     assert _current is not None
     try:
         # Pickled here so the parent can unpickle with the collector paused (_loaded).
-        return pickle.dumps(_current.run(number), protocol=pickle.HIGHEST_PROTOCOL), _kept.take()
+        return pickle.dumps(_current(number), protocol=pickle.HIGHEST_PROTOCOL), _kept.take()
     except BaseException:
         _kept.take()
         raise
@@ -91,7 +83,7 @@ def map_batches(run: Callable[[int], Result], batches: int, *, workers: int) -> 
         for number in range(batches):
             yield run(number)
         return
-    _current = _Job(run)  # type: ignore[assignment]
+    _current = run
     try:
         context = multiprocessing.get_context("fork")
         with context.Pool(min(workers, batches), initializer=_start_worker) as pool:

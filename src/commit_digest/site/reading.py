@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
 from commit_digest.models import LanguageCode
+from commit_digest.site.followed import labelling_taxonomies
 from commit_digest.site.model import SiteCommit, SiteRepository, site_commits
 from commit_digest.site.parallel import batches_of, map_batches
 from commit_digest.site.record_source import RecordSource
@@ -35,7 +36,7 @@ def read_site_commits(
     """Every stored commit of ``repositories`` as the site shows it (in store order), read by
     ``workers`` processes; what they classified is remembered by ``taxonomy`` and the
     repositories' own taxonomies as if classified here."""
-    taxonomies = {item.fingerprint: item for item in (taxonomy, *(r.taxonomy for r in repositories if r.taxonomy))}
+    taxonomies = labelling_taxonomies(taxonomy, repositories)
     with AnalysisStore(source.directory) as store:
         keys = [(repository.name, sha) for repository in repositories for sha in store.shas(repository.name)]
     batches = batches_of(len(keys), workers, per_worker=1)

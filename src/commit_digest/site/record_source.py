@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,25 +26,33 @@ if TYPE_CHECKING:
 CAPACITY = 512
 
 
+@dataclass
+class _Read:
+    """A record read back, and its analysis once worded."""
+
+    record: CommitRecord
+    worded: Worded | None = None
+
+
 class RecordSource:
     def __init__(self, directory: Path, *, capacity: int = CAPACITY) -> None:
         self.directory = directory
         self.capacity = capacity
         self._store: AnalysisStore | None = None
         self._pid = 0
-        self._kept: OrderedDict[tuple[str, str], tuple[CommitRecord, list[Worded]]] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, str], _Read] = OrderedDict()
 
     def record(self, repository: str, sha: str) -> CommitRecord:
-        return self._entry(repository, sha)[0]
+        return self._entry(repository, sha).record
 
     def worded(self, repository: str, sha: str, wording: Wording) -> Worded:
         """The record's analysis in the site's language, worded once while the record is kept."""
-        record, worded = self._entry(repository, sha)
-        if not worded:
-            worded.append(wording.word(record))
-        return worded[0]
+        entry = self._entry(repository, sha)
+        if entry.worded is None:
+            entry.worded = wording.word(entry.record)
+        return entry.worded
 
-    def _entry(self, repository: str, sha: str) -> tuple[CommitRecord, list[Worded]]:
+    def _entry(self, repository: str, sha: str) -> _Read:
         key = (repository, sha)
         found = self._kept.get(key)
         if found is not None:
@@ -52,7 +61,7 @@ class RecordSource:
         record = self._open().get(repository, sha)
         if record is None:
             raise StoreError(f"{repository}@{sha} left the store at {self.directory} while the site was built")
-        found = self._kept[key] = (record, [])
+        found = self._kept[key] = _Read(record)
         if len(self._kept) > self.capacity:
             self._kept.popitem(last=False)
         return found

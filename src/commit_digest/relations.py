@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
+from urllib.parse import quote
 
 from commit_digest.models import Commit, pr_number_in_title
 from commit_digest.pr_template import strip_template
@@ -82,7 +83,9 @@ class Relation:
         """GitHub's page of the reference (an issue URL redirects to the pull request)."""
         if self.reference is None:
             return None
-        return f"https://github.com/{self.reference[0]}/issues/{self.reference[1]}"
+        repository, number = self.reference
+        # Quoted: a repository read by a \w pattern ("Reverts owner/repo#N") may hold any letter.
+        return f"https://github.com/{quote(repository, safe='/')}/issues/{int(number)}"
 
 
 @dataclass(frozen=True)

@@ -64,12 +64,12 @@ class Meaning:
             "releases_index": paths.RELEASES_INDEX,
             "unreleased_page": paths.UNRELEASED,
             "series_index": paths.SERIES_INDEX,
-            "github_tag_url": lambda release: Markup(
-                f"https://github.com/{release.repository}/releases/tag/{quote(release.tag, safe='')}"
+            "github_tag_url": lambda release: (
+                Markup("https://github.com/%s/releases/tag/%s") % (release.repository, quote(release.tag, safe=""))
             ),
-            "github_compare_url": lambda base, release: Markup(
-                f"https://github.com/{release.repository}/compare/"
-                f"{quote(base.tag, safe='')}...{quote(release.tag, safe='')}"
+            "github_compare_url": lambda base, release: (
+                Markup("https://github.com/%s/compare/%s...%s")
+                % (release.repository, quote(base.tag, safe=""), quote(release.tag, safe=""))
             ),
         }
 
@@ -86,9 +86,8 @@ class Meaning:
             return Markup('<a href="%s">%s</a>%s') % (href, html_text(other.title), when)
         if relation.reference is not None:
             repository, number = relation.reference
-            url = Markup(f"https://github.com/{quote(repository, safe='/')}/issues/{int(number)}")
             label = texts("related_reference", repository=repository, number=number)
-            return Markup('<a href="%s" rel="nofollow">%s</a>') % (url, label)
+            return Markup('<a href="%s" rel="nofollow">%s</a>') % (relation.url, label)
         return texts("none")
 
     def series_progress(self, series: Series) -> Markup:

@@ -132,9 +132,8 @@ def operator_impact(commit: Commit, rules: ImpactRules) -> OperatorImpact:
         if file.patch:
             platforms[file.path] = roles.platforms
             _read_file(file.path, file.patch, roles, rules, seen, deprecations)
-    order = {platform: index for index, platform in enumerate(rules.platform_paths)}
     changes = [*_renamed(_compared(*seen)), *deprecations]
-    made = {_operator_change(change, platforms, order) for change in changes}
+    made = {_operator_change(change, platforms, rules.platform_order) for change in changes}
     return OperatorImpact(changes=tuple(sorted(made, key=_sort_key)), partial=partial)
 
 

@@ -167,6 +167,11 @@ class ImpactRules(_Frozen):
         return re.compile(self.deprecation_pattern, re.IGNORECASE)
 
     @cached_property
+    def platform_order(self) -> dict[str, int]:
+        """Each platform's place in ``platform_paths``: the order a change lists its platforms in."""
+        return {platform: index for index, platform in enumerate(self.platform_paths)}
+
+    @cached_property
     def _deprecation_words(self) -> tuple[str, ...] | None:
         """The pattern's alternatives when each is a plain word (as by default): a substring test
         of the lowercased text finds them some twenty times faster than the case-blind regex."""

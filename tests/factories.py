@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from commit_digest.models import Commit, FileChange, FileStatus
+from commit_digest.releases import BranchPoint, Release
 
 REPOSITORY = "vllm-project/vllm"
 
@@ -21,7 +22,7 @@ def make_commit(
     landed = when or datetime(2026, 1, 8, 12, 0, tzinfo=UTC) + timedelta(minutes=number)
     return Commit(
         repository=REPOSITORY,
-        sha=f"{number:040x}",
+        sha=numbered_sha(number),
         author_name=f"Author {number}",
         author_login=f"author{number}",
         authored_at=landed - timedelta(hours=1),
@@ -33,4 +34,31 @@ def make_commit(
         else (
             FileChange(path=f"vllm/v1/core/module_{number}.py", status=FileStatus.MODIFIED, additions=10, deletions=2),
         ),
+    )
+
+
+def numbered_sha(number: int) -> str:
+    """The sha of ``make_commit(number)``."""
+    return f"{number:040x}"
+
+
+def make_release(
+    tag: str,
+    tagged_at: datetime,
+    *commits: int,
+    tagged: int,
+    repository: str = REPOSITORY,
+    branch_point: bool = False,
+) -> Release:
+    """A release of ``tag`` on commit number ``tagged`` that first carried commits ``commits``
+    (numbered as ``make_commit``'s); with ``branch_point``, the branch point the GitHub source
+    records, at the tagged commit."""
+    point = BranchPoint(branch="main", sha=numbered_sha(tagged), committed_at=tagged_at) if branch_point else None
+    return Release(
+        repository=repository,
+        tag=tag,
+        sha=numbered_sha(tagged),
+        tagged_at=tagged_at,
+        commits=tuple(numbered_sha(number) for number in commits),
+        branch_point=point,
     )

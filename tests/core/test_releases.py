@@ -18,23 +18,16 @@ from commit_digest.releases import (
     version_key,
 )
 from commit_digest.store import AnalysisStore
+from tests.factories import make_release
+from tests.factories import numbered_sha as sha
 
 REPOSITORY = "vllm-project/vllm"
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def sha(number: int) -> str:
-    return f"{number:040x}"
-
-
 def release(tag: str, days: float, *commits: int, repository: str = REPOSITORY) -> Release:
-    return Release(
-        repository=repository,
-        tag=tag,
-        sha=sha(1000 + int(days * 10)),
-        tagged_at=START + timedelta(days=days),
-        commits=tuple(sha(number) for number in commits),
-    )
+    tagged_at = START + timedelta(days=days)
+    return make_release(tag, tagged_at, *commits, tagged=1000 + int(days * 10), repository=repository)
 
 
 def test_versions_sort_as_releases_do() -> None:

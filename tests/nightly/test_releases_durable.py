@@ -15,10 +15,11 @@ from commit_digest.cli import main
 from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import InputError
 from commit_digest.models import CommitRecord
-from commit_digest.releases import BranchPoint, Release
+from commit_digest.releases import Release
 from commit_digest.settings import read_mkdocs_yml
 from commit_digest.store import AnalysisStore
-from tests.factories import make_commit
+from tests.factories import make_commit, make_release
+from tests.factories import numbered_sha as sha
 from tests.fakes.github_server import FakeCommit, FakeGithubServer, FakeRepository
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -26,19 +27,9 @@ REPOSITORY = "vllm-project/vllm"
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def sha(number: int) -> str:
-    return f"{number:040x}"
-
-
 def release(tag: str, days: int, *commits: int, repository: str = REPOSITORY) -> Release:
-    return Release(
-        repository=repository,
-        tag=tag,
-        sha=sha(500 + days),
-        tagged_at=START + timedelta(days=days),
-        commits=tuple(sha(number) for number in commits),
-        branch_point=BranchPoint(branch="main", sha=sha(500 + days), committed_at=START + timedelta(days=days)),
-    )
+    tagged_at = START + timedelta(days=days)
+    return make_release(tag, tagged_at, *commits, tagged=500 + days, repository=repository, branch_point=True)
 
 
 def filled(store: AnalysisStore) -> None:

@@ -3,6 +3,8 @@ version ARGs, base image tags and pip-installed pins; the platform comes from th
 
 from __future__ import annotations
 
+from commit_digest.impact import OperatorImpact
+
 from .conftest import History, rows
 
 ROCM = """# Common dependencies
@@ -131,12 +133,23 @@ FROM vllm-base AS test
 """
 
 
+def dockerfile_edit(history: History, path: str, *edits: tuple[str, str]) -> OperatorImpact:
+    """The impact of a commit making ``edits`` (old, new) to ``DOCKERFILE``, committed before at ``path``."""
+    history.commit({path: DOCKERFILE})
+    text = DOCKERFILE
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    return history.impact({path: text})
+
+
 def test_a_dockerfile_version_arg_and_base_image_tag_bump(history: History) -> None:
-    history.commit({"docker/Dockerfile": DOCKERFILE})
-    text = DOCKERFILE.replace("CUDA_VERSION=12.8.1", "CUDA_VERSION=12.9.1").replace(
-        "cuda:12.8.1-base", "cuda:12.9.1-base"
+    impact = dockerfile_edit(
+        history,
+        "docker/Dockerfile",
+        ("CUDA_VERSION=12.8.1", "CUDA_VERSION=12.9.1"),
+        ("cuda:12.8.1-base", "cuda:12.9.1-base"),
     )
-    impact = history.impact({"docker/Dockerfile": text})
     assert rows(impact) == [
         ("dependency", "version-changed", "CUDA_VERSION", "12.8.1", "12.9.1"),
         ("dependency", "version-changed", "nvidia/cuda", "12.8.1-base-ubuntu22.04", "12.9.1-base-ubuntu22.04"),
@@ -146,11 +159,12 @@ def test_a_dockerfile_version_arg_and_base_image_tag_bump(history: History) -> N
 
 
 def test_pip_installed_pins_in_a_continued_run_line(history: History) -> None:
-    history.commit({"docker/Dockerfile.xpu": DOCKERFILE})
-    text = DOCKERFILE.replace("flashinfer-python==0.2.8", "flashinfer-python==0.3.0").replace(
-        "bitsandbytes>=0.46.1", "bitsandbytes>=0.47.0"
+    impact = dockerfile_edit(
+        history,
+        "docker/Dockerfile.xpu",
+        ("flashinfer-python==0.2.8", "flashinfer-python==0.3.0"),
+        ("bitsandbytes>=0.46.1", "bitsandbytes>=0.47.0"),
     )
-    impact = history.impact({"docker/Dockerfile.xpu": text})
     assert rows(impact) == [
         ("dependency", "version-changed", "bitsandbytes", ">=0.46.1", ">=0.47.0"),
         ("dependency", "version-changed", "flashinfer-python", "==0.2.8", "==0.3.0"),

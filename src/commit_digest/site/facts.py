@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from commit_digest.impact.extract import OperatorImpact, operator_impact
-from commit_digest.impact.rules import ImpactRules
+from commit_digest.impact.rules import ImpactRules, impact_rules
 from commit_digest.relations import Relation, RelationKind, Relations, Series, relate
 from commit_digest.releases import Release, first_release_of
 from commit_digest.site.fingerprint import digest
@@ -25,14 +25,11 @@ if TYPE_CHECKING:
     from commit_digest.site.model import SiteCommit
 
 CommitKey = tuple[str, str]
-_DEFAULT_RULES = ImpactRules()
-_NO_IMPACT = OperatorImpact()
 
 
 def commit_impact(commit: Commit, rules: ImpactRules | None) -> OperatorImpact:
     """What a commit's diff changes for operators, by its repository's rules (default: vLLM's)."""
-    rules = rules or _DEFAULT_RULES
-    return operator_impact(commit, rules) if rules.enabled else _NO_IMPACT
+    return operator_impact(commit, rules or impact_rules())
 
 
 @dataclass(frozen=True)

@@ -392,7 +392,6 @@ _TEXT: dict[str, tuple[str, str]] = {
     "week_more": ("以及另外 {count} 个提交", "and {count} more commits"),
     "week_narrative": ("{model} 撰写的本周概述", "The week as {model} tells it"),
     "week_series": ("系列，共 {count} 个提交：", "a series of {count} commits:"),
-    "week_month_link": ("{name} 的全部提交", "All commits of {name}"),
     # -- end weeks --
     # -- what a commit means: operator impact, related commits, releases (site/facts.py) --
     "nav_impact": ("运维影响", "Operator impact"),
@@ -405,7 +404,6 @@ _TEXT: dict[str, tuple[str, str]] = {
         "variables, CLI flags and engine arguments, dependency versions and new deprecation warnings. Newest first; "
         "filter by kind and platform.",
     ),
-    "impact_recent": ("最近 {weeks} 周", "The latest {weeks} weeks"),
     "impact_months": ("按月份", "By month"),
     "impact_month_title": ("{month} 运维影响", "Operator impact of {month}"),
     "impact_empty": ("还没有提交改动运维相关的配置。", "No commit has changed what operators configure yet."),
@@ -487,7 +485,6 @@ _TEXT: dict[str, tuple[str, str]] = {
     "series_missing": ("尚未合入：第 {parts} 部分", "Not landed yet: part {parts}"),
     "series_part": ("第 {part} 部分", "Part {part}"),
     "series_part_missing": ("尚未合入", "not landed yet"),
-    "series_line": ("{name}：第 {part} 部分 · {progress}", "{name}: part {part} · {progress}"),
     "col_series": ("系列", "Series"),
     "col_progress": ("进度", "Progress"),
     "col_latest": ("最近一部分", "Latest part"),
@@ -557,5 +554,5 @@ class Texts:
     def change_type(self, value: str) -> Markup:
         # Remembered: a change type (an enum's value, a handful) is named on every listing line.
         if value not in self._change_types:
-            self._change_types[value] = Markup(escape(change_type_name(value, self.language)))
+            self._change_types[value] = escape(change_type_name(value, self.language))
         return self._change_types[value]

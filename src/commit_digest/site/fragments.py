@@ -71,8 +71,8 @@ def heading(level: int, anchor: str, text: object) -> Markup:
 
 
 def bullet_list(items: Iterable[object]) -> Markup:
-    """Each item (untrusted text) as a bullet."""
-    return html_fill("<ul>\n%s</ul>", html_fill_each(_ITEM, items))
+    """Each item (untrusted text) as a bullet (with the list's line end)."""
+    return html_fill("<ul>\n%s</ul>\n", html_fill_each(_ITEM, items))
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def analysis_parts(analysis: Analysis, context: _Context) -> tuple[Section, ...]
     """The sections an analysis has, in order: the same on its commit page and on its day page."""
     texts = context.texts
     colon = texts("colon")
-    sections = [Section("summary", texts("summary"), html_fill("%s\n", bullet_list(analysis.summary)))]
+    sections = [Section("summary", texts("summary"), bullet_list(analysis.summary))]
     if analysis.impact_scope:
         # An area may come without a note: then without the colon too.
         scope = [(item.area, colon if item.note else _NOTHING, item.note) for item in analysis.impact_scope]
@@ -103,7 +103,7 @@ def analysis_parts(analysis: Analysis, context: _Context) -> tuple[Section, ...]
         notes = [(name, colon, text) for name, text in insights]
         sections.append(Section("insights", texts("insights"), _named_items(notes)))
     if analysis.risks:
-        sections.append(Section("risks", texts("risks"), html_fill("%s\n", bullet_list(analysis.risks))))
+        sections.append(Section("risks", texts("risks"), bullet_list(analysis.risks)))
     if analysis.recommendations:
         advice = [(item.audience, colon, item.advice) for item in analysis.recommendations]
         sections.append(Section("recommendations", texts("recommendations"), _named_items(advice)))

@@ -1,9 +1,11 @@
-"""The one way untrusted text (commit titles, messages, author names, LLM output) reaches a page.
+"""How untrusted text (commit titles, messages, author names, LLM output) reaches a page as text.
 
 The generated pages are HTML rendered by the site's own templates (``render.py``): there every
 value goes through ``html_text`` — control characters and line breaks folded, ``& < > " '``
 turned into entities — so the reader sees the text as written and the browser sees no tag,
-attribute or link. Nothing passes through a Markdown parser on the way.
+attribute or link. The only other path is a commit message's or PR description's body, read as
+a restricted Markdown and sanitized (``markdown_body.body_html``); nothing else passes through a
+Markdown parser on the way.
 
 Pages a site owner writes in Markdown (mkdocs-gen-files scripts, through ``commit_digest.api``)
 need more, and get ``inline_text``/``block_text``: text must be inert for Markdown and HTML:

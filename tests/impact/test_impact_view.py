@@ -47,3 +47,13 @@ def test_a_reference_url_is_quoted() -> None:
     assert Relation(RelationKind.FIXES, None, ("vllm-project/vllm", 12)).url == (
         "https://github.com/vllm-project/vllm/issues/12"
     )
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("zh", "弃用：<code>old_api</code>（移除）"), ("en", "Deprecations: <code>old_api</code> (removed)")],
+)
+def test_a_change_with_no_sentence_of_its_own_names_its_kind_and_change_in_words(language: str, expected: str) -> None:
+    """A removed deprecation warning has no sentence of its own: its change is in words, not the code name."""
+    change = OperatorChange(kind=ImpactKind.DEPRECATION, change=ChangeKind.REMOVED, name="old_api", path="vllm/x.py")
+    assert str(change_html(change, Texts(language))) == expected

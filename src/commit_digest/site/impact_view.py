@@ -52,7 +52,7 @@ def change_html(change: OperatorChange, texts: Texts) -> Markup:
     if not texts.has(key):
         key = "impact_other"
         values["kind"] = kind_name(change.kind.value, texts)
-        values["change"] = texts("impact_change_" + verb) if texts.has("impact_change_" + verb) else verb
+        values["change"] = texts("impact_change_" + verb)
     return texts(key, **values)
 
 

@@ -42,6 +42,8 @@ _META_PREFIX = "meta/"
 _REVISION_KEY = "revision/counter"
 _IDENTITY_KEY = "revision/store-id"
 _LEASE_PREFIX = "lease/"
+# SQLite pages (4 KiB) each process keeps cached: 4 MB, not diskcache's 32 MB.
+_PAGE_CACHE_PAGES = 1024
 DEFAULT_SIZE_LIMIT = 2**40  # far above any archive: the limit must never be what stops a write
 
 
@@ -69,6 +71,11 @@ class AnalysisStore:
                 size_limit=size_limit,
                 cull_limit=0,
                 statistics=False,
+                # Reading every record through a memory map (diskcache's default, 64 MB) makes
+                # the database part of each reader's resident memory, growing with the archive;
+                # with read() through a small page cache a build's memory does not.
+                sqlite_mmap_size=0,
+                sqlite_cache_size=_PAGE_CACHE_PAGES,
             )
         except (OSError, sqlite3.Error) as error:
             raise self._error("cannot open the store", error) from error

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from functools import cache, partial
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from operator import and_, sub
 from typing import TypeVar
 
@@ -57,6 +57,8 @@ TITLE, LABELS, SUMMARY, BODY = 3, 2, 1, 0
 FILTER_BUCKETS = 256
 FILTER_HASHES = 6
 FILTER_BITS_PER_GRAM = 10  # about 1% false positives with 6 hashes
+# Documents made at a time while a partition is indexed (see _in_chunks).
+INDEX_CHUNK = 64
 FILTER_SEED = "\x02"  # the second hash of a gram is FNV-1a of this + the gram
 
 
@@ -324,20 +326,48 @@ def bucket_files(filters: list[tuple[bytes, int]]) -> Iterator[tuple[str, bytes]
         yield bucket_name(bucket), b"".join(data[bucket * block : (bucket + 1) * block] for data, block in filters)
 
 
-def day_counts(documents: list[SearchDocument]) -> list[list[object]]:
-    counts: list[list[object]] = []
-    for document in documents:
+@dataclass
+class IndexedPartition:
+    """A partition's documents reduced to what its files hold: postings, rows and day counts."""
+
+    postings: dict[str, array]  # gram -> ``doc_id << 2 | level``, ascending ids
+    rows: list[list[object]]  # SearchDocument.row() of each document, newest first
+    days: list[list[object]]  # [[day, documents], ...] newest first
+
+
+def index_documents(documents: Iterable[SearchDocument]) -> IndexedPartition:
+    """Each gram's postings in compact arrays, each document's row and the documents per day,
+    from a newest-first stream: a document's text is held only while it is cut into grams, so
+    the memory is the partition's postings, not its text."""
+    postings: defaultdict[str, array] = defaultdict(partial(array, "I"))
+    known: RunGrams = {}  # the partition's runs, each cut into grams once
+    rows: list[list[object]] = []
+    days: list[list[object]] = []
+    for doc_id, document in enumerate(_in_chunks(documents)):
+        for level, grams in document.grams_by_level(known):
+            posting = doc_id << 2 | level
+            for gram in grams:
+                postings[gram].append(posting)
+        rows.append(document.row())
         day = document.day.isoformat()
-        if counts and counts[-1][0] == day:
-            counts[-1][1] = int(counts[-1][1]) + 1  # type: ignore[call-overload]
+        if days and days[-1][0] == day:
+            days[-1][1] = int(days[-1][1]) + 1  # type: ignore[call-overload]
         else:
-            counts.append([day, 1])
-    return counts
+            days.append([day, 1])
+    return IndexedPartition(postings, rows, days)
 
 
-def partition_files(part_id: str, documents: list[SearchDocument]) -> Iterator[tuple[str, bytes]]:
-    """The shard, chunk and filter files of one partition; ``documents`` newest first."""
-    postings = partition_postings(documents)
+def _in_chunks(documents: Iterable[SearchDocument]) -> Iterator[SearchDocument]:
+    """The stream, made INDEX_CHUNK documents at a time: making a document (reading its record)
+    between every two documents' postings costs a fifth more time (the caches are cold)."""
+    stream = iter(documents)
+    while chunk := list(islice(stream, INDEX_CHUNK)):
+        yield from chunk
+
+
+def partition_files(part_id: str, indexed: IndexedPartition) -> Iterator[tuple[str, bytes]]:
+    """The shard, chunk and filter files of one partition (its postings are consumed)."""
+    postings = indexed.postings
     hashes = {gram: fnv1a(gram) for gram in postings}  # the filter and the shards both need them
     yield f"{part_id}/filter.bin", partition_filter(postings, len(postings), hashes)[0]
     entries: list[tuple[int, bytes]] = []
@@ -354,30 +384,29 @@ def partition_files(part_id: str, documents: list[SearchDocument]) -> Iterator[t
     del entries
     for shard, parts in enumerate(grouped):
         yield f"{part_id}/s/{shard_name(shard, shards)}.bin", b"".join(parts)
-    for start in range(0, len(documents), CHUNK_SIZE):
-        rows = [document.row() for document in documents[start : start + CHUNK_SIZE]]
-        text = json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+    rows = indexed.rows
+    for start in range(0, len(rows), CHUNK_SIZE):
+        text = json.dumps(rows[start : start + CHUNK_SIZE], ensure_ascii=False, separators=(",", ":"))
         yield f"{part_id}/d/{start // CHUNK_SIZE}.json", text.encode("utf-8")
 
 
-def partition_postings(documents: list[SearchDocument]) -> dict[str, array]:
-    """Each gram's postings, ``doc_id << 2 | level`` in ascending id order, in compact arrays."""
-    postings: defaultdict[str, array] = defaultdict(partial(array, "I"))
-    known: RunGrams = {}  # the partition's runs, each cut into grams once
-    for doc_id, document in enumerate(documents):
-        for level, grams in document.grams_by_level(known):
-            posting = doc_id << 2 | level
-            for gram in grams:
-                postings[gram].append(posting)
-    return postings
-
-
-def build_partition(part_id: str, documents: list[SearchDocument]) -> tuple[list[tuple[str, bytes]], PartitionInfo]:
+def build_partition(part_id: str, documents: Iterable[SearchDocument]) -> tuple[list[tuple[str, bytes]], PartitionInfo]:
     """One partition's files (paths under ``search/``) and its manifest entry, from its documents,
-    newest first. A pure function of its arguments, sharing no state with other partitions: a
-    build may run partitions in worker processes and write what they return."""
-    info = partition_info(part_id, documents)
-    files = list(partition_files(part_id, documents))
+    newest first (a stream: each is dropped once indexed). A pure function of its arguments,
+    sharing no state with other partitions: a build may run partitions in worker processes and
+    write what they return."""
+    indexed = index_documents(documents)
+    if not indexed.rows:
+        raise ValueError(f"search partition {part_id} has no documents")
+    info = PartitionInfo(
+        id=part_id,
+        docs=len(indexed.rows),
+        shards=0,
+        first_day=str(indexed.days[-1][0]),
+        last_day=str(indexed.days[0][0]),
+        days=indexed.days,
+    )
+    files = list(partition_files(part_id, indexed))
     for relative, content in files:
         note_file(info, relative, content)
     return files, info
@@ -404,19 +433,6 @@ def partitions_of(items: Iterable[T], day_of: Callable[[T], date]) -> Iterator[t
         held.append(item)
     if current is not None:
         yield current, held
-
-
-def partition_info(part_id: str, documents: list[SearchDocument]) -> PartitionInfo:
-    """What the manifest says of a partition (``shards`` and ``filter_bytes`` are filled in as
-    its files are written)."""
-    return PartitionInfo(
-        id=part_id,
-        docs=len(documents),
-        shards=0,
-        first_day=documents[-1].day.isoformat(),
-        last_day=documents[0].day.isoformat(),
-        days=day_counts(documents),
-    )
 
 
 def note_file(info: PartitionInfo, relative: str, content: bytes) -> None:
@@ -471,8 +487,7 @@ def manifest(partitions: list[PartitionInfo], names: SearchNames, *, commit_url:
         "importance": names.importance,
         "change_types": names.change_types,
         "synonyms": [
-            {"gram": group.gram, "same": list(group.same), "narrower": list(group.narrower)}
-            for group in names.synonyms
+            {"gram": group.gram, "same": list(group.same), "narrower": list(group.narrower)} for group in names.synonyms
         ],
     }
     return (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")

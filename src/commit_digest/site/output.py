@@ -143,7 +143,7 @@ def write_search_index(
         built = []
         for position in batches[number]:
             slot, part_id, items = to_build[position]
-            documents = [search_document(item, taxonomy, several_repositories=several) for item in items]
+            documents = (search_document(item, taxonomy, several_repositories=several) for item in items)
             files, info = build_partition(part_id, documents)
             built.append((slot, info, write_files(target, files)))
         return built

@@ -33,7 +33,6 @@ from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, generate_pages, paths, sanitize_html
 from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
-from commit_digest.site.classified import keep_classified, recall_classified
 from commit_digest.site.feeds import Feed, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.followed import (
@@ -65,6 +64,7 @@ from commit_digest.site.parallel import available_cores, batches_of, map_batches
 from commit_digest.site.reading import read_site_commits
 from commit_digest.site.record_source import RecordSource
 from commit_digest.site.status import status_facts
+from commit_digest.site.summaries import Summaries, recall_summaries
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Taxonomy
 from commit_digest_mkdocs.config import PluginConfig
@@ -127,6 +127,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._env: jinja2.Environment | None = None
         self._files: Files | None = None
         self._source: RecordSource | None = None  # where pages read the records they show
+        self._summaries = Summaries()  # every commit's summary, kept for the next build
 
     # Before material's search reads the theme language.
     @event_priority(50)
@@ -327,7 +328,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             )
         feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
         write_sitemap(site_dir, self._page_urls)
-        keep_classified(site_dir, self._taxonomies(), self._shared)
+        self._summaries.write(site_dir, self._shared)
         write_manifest(site_dir, self._manifest)
         if self._source is not None:
             self._source.close()
@@ -373,7 +374,6 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
     def _site_index(self) -> SiteIndex:
         if self._index is None:
             assert self.settings is not None and self.taxonomy is not None
-            recall_classified(self._previous.site_dir, self._taxonomies(), self._shared)
             self._index = self._read_store(self.settings, self.taxonomy)
         return self._index
 
@@ -384,6 +384,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         if self._source is not None:
             self._source.close()
         self._source = None
+        self._summaries = Summaries()
         commits: list[SiteCommit] = []
         narratives: list[WeekNarrative] = []
         releases: list[Release] = []
@@ -392,6 +393,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
         else:
             self._source = RecordSource(settings.cache_dir)
+            self._summaries = recall_summaries(self._previous.site_dir, self._shared)
             with AnalysisStore(settings.cache_dir) as store:
                 self._revision, self._last_fetch = store.revision(), site_last_fetch(store, settings)
                 narratives, releases = list(store.narratives()), list(site_releases(store, settings))
@@ -402,6 +404,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 taxonomy=taxonomy,
                 language=settings.language,
                 workers=self._workers,
+                summaries=self._summaries,
             )
         index = index_of(commits, repositories=self.repositories, taxonomy=taxonomy, releases=releases)
         return dataclasses.replace(index, narratives=site_narratives(narratives, settings.language))

@@ -198,12 +198,13 @@ class Label(StrictModel):
     def __reduce__(self) -> tuple[object, tuple[str, LabelSource, str]]:
         # A site build sends every commit's labels between processes: as three strings, and
         # equal labels arrive as one object (a pydantic model's own pickling is ten times slower).
-        return _restored_label, (self.id, self.source, self.reason)
+        return restored_label, (self.id, self.source, self.reason)
 
 
 @lru_cache(maxsize=65536)
-def _restored_label(label_id: str, source: LabelSource, reason: str) -> Label:
-    """A label that was valid when pickled, without validating it again."""
+def restored_label(label_id: str, source: LabelSource, reason: str) -> Label:
+    """A label that was valid when it was kept (pickled, or checked by the keeper's own model),
+    without validating it again; equal labels are one object."""
     return Label.model_construct(id=label_id, source=source, reason=reason)
 
 

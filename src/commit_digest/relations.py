@@ -349,6 +349,22 @@ class CommitLinks:
     revert_pulls: tuple[tuple[str | None, int], ...] = ()  # GitHub's "Reverts owner/repo#N"
     references: tuple[_Reference, ...] = ()  # in the title, the message and the PR description
 
+    # As plain values, for a build to keep them between runs (site.summaries).
+    Parts = tuple[
+        tuple[str, ...], tuple[tuple[str | None, int], ...], tuple[tuple[RelationKind, str | None, int, int], ...]
+    ]
+
+    def parts(self) -> CommitLinks.Parts:
+        references = tuple((found.kind, found.repository, found.number, found.start) for found in self.references)
+        return self.revert_shas, self.revert_pulls, references
+
+    @classmethod
+    def of_parts(cls, parts: CommitLinks.Parts) -> CommitLinks:
+        revert_shas, revert_pulls, references = parts
+        if not (revert_shas or revert_pulls or references):
+            return NO_LINKS
+        return cls(revert_shas, revert_pulls, tuple(_Reference(*found) for found in references))
+
 
 NO_LINKS = CommitLinks()
 

@@ -104,6 +104,15 @@ class AnalysisStore:
         text = self._read(key)
         return None if text is None else self._parse(key, text)
 
+    def record_text(self, repository: str, sha: str) -> str | None:
+        """The record as stored (JSON), unparsed: a reader that kept what it made of a record
+        can tell by the text whether the record changed."""
+        return self._read(record_key(repository, sha))
+
+    def parse_record(self, repository: str, sha: str, text: str) -> CommitRecord:
+        """A record from its stored text (``record_text``)."""
+        return self._parse(record_key(repository, sha), text)
+
     def __contains__(self, key: tuple[str, str]) -> bool:
         return record_key(*key) in self._cache
 

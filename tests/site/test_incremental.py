@@ -4,6 +4,7 @@ every kind of change; and unchanged pages are really reused, not rendered again.
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from collections.abc import Iterator
@@ -261,3 +262,56 @@ def test_a_new_day_classifies_only_its_own_commits(project: Project, monkeypatch
     project.build()
     assert classified == ["[CI] Only this one is new"]
     project.assert_incremental_equals_cold()  # a cold build classifies all and keeps the same file
+
+
+def test_a_new_day_parses_only_its_own_records(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the previous build made of every unchanged record is kept (summaries.json.gz): a
+    build after a new day parses that day's records, and any record whose text changed."""
+    parsed: list[str] = []
+    original = AnalysisStore.parse_record
+
+    def counting(self: AnalysisStore, repository: str, sha: str, text: str) -> CommitRecord:
+        parsed.append(sha)
+        return original(self, repository, sha, text)
+
+    monkeypatch.setattr(AnalysisStore, "parse_record", counting)
+    project.build()  # whatever earlier tests left: now every summary is kept
+    parsed.clear()
+    when = datetime(2026, 1, 20, 8, 0, tzinfo=UTC)
+    with project.store() as store:
+        store.put(CommitRecord(commit=make_commit("parsed-once", "[Core] The new day's commit", when)))
+        changed = next(store.records())
+        store.put(changed.model_copy(update={"commit": changed.commit.model_copy(update={"title": "Renamed"})}))
+    project.build()
+    assert sorted(parsed) == sorted([sha_for("parsed-once"), changed.commit.sha])
+    assert "Renamed" in (project.site / "commits" / changed.commit.sha[:12] / "index.html").read_text(encoding="utf-8")
+    project.assert_incremental_equals_cold()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"not gzip at all", gzip.compress(b'{"format": 1, "shared": "x"}'), gzip.compress(b"[" * 100)],
+    ids=["not-gzip", "incomplete", "not-json"],
+)
+def test_a_damaged_summaries_file_costs_time_not_pages(project: Project, content: bytes) -> None:
+    """The kept summaries are read back from the published site: if they are unreadable or from
+    other inputs, every record is read again and the site is what a cold build makes."""
+    project.build()
+    (project.site / ".commit-digest" / "summaries.json.gz").write_bytes(content)
+    with project.store() as store:  # something to build
+        commit = make_commit(f"after-{content[:12]!r}", "[Doc] New", datetime(2026, 1, 21, tzinfo=UTC))
+        store.put(CommitRecord(commit=commit))
+    project.assert_incremental_equals_cold()
+
+
+def test_a_forged_summary_is_refused(project: Project) -> None:
+    """A summary that does not pass the checks a record's labels pass is not used."""
+    project.build()
+    path = project.site / ".commit-digest" / "summaries.json.gz"
+    kept = json.loads(gzip.decompress(path.read_bytes()))
+    some_row = next(iter(kept["commits"].values()))
+    some_row[14] = [["<script>", "rule", "forged"]]  # a platform id no label may have
+    path.write_bytes(gzip.compress(json.dumps(kept).encode()))
+    with project.store() as store:
+        store.put(CommitRecord(commit=make_commit("after-forged", "[Doc] New", datetime(2026, 1, 22, tzinfo=UTC))))
+    project.assert_incremental_equals_cold()

@@ -3,7 +3,9 @@
 Reading the archive (parsing every record, labelling it, finding its links and operator impact)
 is the costliest step a build takes before it knows what changed. Forked workers share it, and
 each sends back only the compact ``SiteCommit``s: the parent never holds a parsed record, so its
-memory is the summaries' (parsing's garbage stays in the workers, which exit).
+memory is the summaries' (parsing's garbage stays in the workers, which exit). What the previous
+build made of a record whose stored text is unchanged is taken from its kept summaries
+(site.summaries), so a build after one new day parses that day's records only.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
 from commit_digest.models import LanguageCode
+from commit_digest.site.fingerprint import text_digest
 from commit_digest.site.followed import labelling_taxonomies
 from commit_digest.site.model import SiteCommit, SiteRepository, site_commits
 from commit_digest.site.parallel import batches_of, map_batches
 from commit_digest.site.record_source import RecordSource
+from commit_digest.site.summaries import Summaries
 from commit_digest.site.wording import Wording
 from commit_digest.store import AnalysisStore
 from commit_digest.taxonomy import Classification, Taxonomy
@@ -32,34 +36,57 @@ def read_site_commits(
     taxonomy: Taxonomy,
     language: LanguageCode,
     workers: int,
+    summaries: Summaries | None = None,
 ) -> list[SiteCommit]:
-    """Every stored commit of ``repositories`` as the site shows it (in store order), read by
-    ``workers`` processes; what they classified is remembered by ``taxonomy`` and the
-    repositories' own taxonomies as if classified here."""
+    """Every stored commit of ``repositories`` as the site shows it (in no set order). A record
+    whose stored text the ``summaries`` know is taken from there; the others are read by
+    ``workers`` processes, what they classified is remembered by ``taxonomy`` and the
+    repositories' own taxonomies as if classified here, and ``summaries`` learn them."""
+    summaries = Summaries() if summaries is None else summaries
     taxonomies = labelling_taxonomies(taxonomy, repositories)
-    with AnalysisStore(source.directory) as store:
-        keys = [(repository.name, sha) for repository in repositories for sha in store.shas(repository.name)]
-    batches = batches_of(len(keys), workers, per_worker=1)
-
-    def read(number: int) -> tuple[list[SiteCommit], _Learned]:
-        with AnalysisStore(source.directory) as store:
-            records = (store.get(*keys[position]) for position in batches[number])
-            commits = site_commits(
-                (record for record in records if record is not None),
-                repositories=repositories,
-                zone=zone,
-                taxonomy=taxonomy,
-                wording=None,
-                source=source,
-            )
-        # Sent back without what belongs to this process: the parent attaches its own.
-        portable = [dataclasses.replace(item, wording=None, source=None) for item in commits]
-        return portable, {fingerprint: found.remembered() for fingerprint, found in taxonomies.items()}
-
     wording = Wording(language, taxonomy)
     found: list[SiteCommit] = []
-    for commits, learned in map_batches(read, len(batches), workers=workers):
-        found += [dataclasses.replace(item, wording=wording, source=source) for item in commits]
+    seen: set[str] = set()  # the text digests of this build's records
+    with AnalysisStore(source.directory) as store:
+        keys = [(repository.name, sha) for repository in repositories for sha in store.shas(repository.name)]
+        if len(summaries):
+            unknown = []
+            for key in keys:
+                text = store.record_text(*key)
+                if text is None:
+                    continue  # removed while we read
+                stored = text_digest(text)
+                kept = summaries.commit(stored, wording, source)
+                if kept is None:
+                    unknown.append(key)
+                else:
+                    seen.add(stored)
+                    found.append(kept)
+            keys = unknown
+    batches = batches_of(len(keys), workers, per_worker=1)
+
+    def read(number: int) -> tuple[list[tuple[str, SiteCommit]], _Learned]:
+        read_here: list[tuple[str, SiteCommit]] = []
+        with AnalysisStore(source.directory) as store:
+            for position in batches[number]:
+                repository, sha = keys[position]
+                text = store.record_text(repository, sha)
+                if text is None:
+                    continue
+                record = store.parse_record(repository, sha, text)
+                for item in site_commits(
+                    [record], repositories=repositories, zone=zone, taxonomy=taxonomy, wording=None, source=source
+                ):
+                    # Sent back without what belongs to this process: the parent attaches its own.
+                    read_here.append((text_digest(text), dataclasses.replace(item, wording=None, source=None)))
+        return read_here, {fingerprint: found.remembered() for fingerprint, found in taxonomies.items()}
+
+    for read_there, learned in map_batches(read, len(batches), workers=workers):
+        for stored, item in read_there:
+            seen.add(stored)
+            summaries.add(stored, item)
+            found.append(dataclasses.replace(item, wording=wording, source=source))
         for fingerprint, classified in learned.items():
             taxonomies[fingerprint].remember(classified, asked=True)
+    summaries.retain(seen)
     return found

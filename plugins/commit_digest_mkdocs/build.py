@@ -6,18 +6,26 @@ lazily, so importing the CLI never imports MkDocs.
 A site in several languages is one MkDocs build per language into the same fresh folder: the
 default language at its root, each other one under its code (en/).
 
-The build writes into a fresh folder beside the site and swaps it in only when it succeeded,
-so a crash, a kill or a failed strict build never leaves a published site that mixes old and
-new pages: readers see the old site until the new one is complete.
+The build writes into a fresh folder beside the site and publishes it only when it succeeded,
+so a failed strict build, or a crash or a kill while building, never changes the published
+site. A first build, a full one, or one whose shared inputs changed is swapped in whole (two
+renames). Any other build wrote only what changed: it is moved into the published site, and what
+the build no longer makes is deleted, after a journal beside the site says so — a publication
+cut short is finished by the next build. A night's publication so costs what changed (a few
+hundred renames), not a copy of the archive's pages.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
+import os
 import shutil
 import subprocess
 import tempfile
 import threading
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -29,7 +37,7 @@ from mkdocs.exceptions import MkDocsException
 from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import PLUGIN_NAME, DigestSettings, Language, settings_from_mapping
 from commit_digest.site.followed import site_last_fetch
-from commit_digest.site.incremental import read_manifest
+from commit_digest.site.incremental import BuildManifest, read_manifest
 from commit_digest.site.languages import language_root
 from commit_digest.site.output import write_status
 from commit_digest.store import AnalysisStore
@@ -40,6 +48,7 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.build")
 _STAGING = ".{name}.building-"
 _RETIRED = ".{name}.old-"
 _DELETING = ".{name}.deleting-"
+_JOURNAL = ".{name}.publishing.json"
 
 
 class SiteBuildError(CommitDigestError):
@@ -92,15 +101,23 @@ def run_build(
             logger.info("commit-digest: nothing changed since the build of %s; only its status is renewed", target)
             return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    # A site whose every language's build said what it wrote is updated in place: the build
+    # writes only what changed, and publishing moves that in (work in proportion to the change,
+    # not to the archive). Any other is replaced whole.
+    in_place = not full and target.is_dir() and all(build_of.previous_written() for build_of in builds)
     staging = Path(tempfile.mkdtemp(prefix=_STAGING.format(name=target.name), dir=target.parent))
     try:
         # The default first: MkDocs empties its site_dir, and the others' live inside it.
         for build_of in builds:
-            build_of.run(config_file, staging, full=full)
+            build_of.run(config_file, staging, full=full, in_place=in_place)
+        changes = [build_of.changes(staging) for build_of in builds] if in_place else []
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    _publish(staging, target)
+    if in_place:
+        _publish_in_place(staging, target, _Changes.merged(changes))
+    else:
+        _publish(staging, target)
     return target
 
 
@@ -123,6 +140,7 @@ class _LanguageBuild:
         if self.root and config.site_url:
             config.site_url += self.root
         self.published = target / self.root
+        self._previous: BuildManifest | None = None  # the published build's manifest (previous_written)
 
     def unchanged_status(self) -> dict[str, object] | None:
         """The status facts to renew when the published build has the same shared inputs and
@@ -148,10 +166,35 @@ class _LanguageBuild:
         settings = _settings(self.config)
         write_status(self.published, facts, built_at=datetime.now(settings.zone), language=settings.language)
 
-    def run(self, config_file: Path, staging: Path, *, full: bool) -> None:
+    def previous_written(self) -> bool:
+        """Whether the published build of this language listed the files it wrote and shares
+        this one's inputs (else nearly every page changes: the site is replaced whole, at once)."""
+        self._previous = read_manifest(self.published) if self.published.is_dir() else None
+        return (
+            self._previous is not None
+            and self._previous.written is not None
+            and self._previous.shared == shared_inputs_digest(self.config)
+        )
+
+    def changes(self, staging: Path) -> _Changes:
+        """What publishing this build in place of the previous one deletes and replaces."""
+        built = read_manifest(staging / self.root)
+        assert built is not None and self._previous is not None  # written by the plugin; checked before
+        folders = built.partition_folders()
+        kept_partitions = tuple(folder + "/" for folder in folders)
+        # Never a file of a partition this build keeps (it was listed when that was built).
+        gone = [path for path in self._previous.files() - built.files() if not path.startswith(kept_partitions)]
+        return _Changes(
+            delete_files=[self.root + path for path in sorted(gone)],
+            delete_folders=[self.root + path for path in sorted(self._previous.partition_folders() - folders)],
+            replace_folders=[self.root + path for path in sorted(folders) if (staging / self.root / path).is_dir()],
+        )
+
+    def run(self, config_file: Path, staging: Path, *, full: bool, in_place: bool = False) -> None:
         self.config.site_dir = str(staging / self.root)
         plugin = self.config.plugins[PLUGIN_NAME]
         plugin.previous_site_dir = None if full or not self.published.is_dir() else self.published
+        plugin.publish_in_place = in_place
         logger.info("building %s (%s) into %s", config_file, self.code, self.config.site_dir)
         try:
             build(self.config)
@@ -194,6 +237,72 @@ def _settings(config: MkDocsConfig) -> DigestSettings:
     return settings.relative_to(base)
 
 
+@dataclass
+class _Changes:
+    """What an in-place publication does besides moving the staged files in (paths below the site)."""
+
+    delete_files: list[str] = field(default_factory=list)
+    delete_folders: list[str] = field(default_factory=list)
+    replace_folders: list[str] = field(default_factory=list)  # search partitions built anew: moved whole
+
+    @classmethod
+    def merged(cls, changes: list[_Changes]) -> _Changes:
+        return cls(
+            [path for change in changes for path in change.delete_files],
+            [path for change in changes for path in change.delete_folders],
+            [path for change in changes for path in change.replace_folders],
+        )
+
+
+def _publish_in_place(staging: Path, target: Path, changes: _Changes) -> None:
+    """Moves the staged files into the published site and deletes what the build no longer
+    makes. A journal beside the site is written first: a publication cut short (a kill, a
+    crash) is finished by the next build before anything else (``_remove_leftovers``)."""
+    journal = target.parent / _JOURNAL.format(name=target.name)
+    document = {"staging": staging.name, **dataclasses.asdict(changes)}
+    partial = journal.with_name(journal.name + ".partial")
+    partial.write_text(json.dumps(document), encoding="utf-8")
+    partial.replace(journal)
+    _finish_publication(target, journal)
+
+
+def _finish_publication(target: Path, journal: Path) -> None:
+    """Does (or finishes) what the journal says; every step may be done twice."""
+    document = json.loads(journal.read_text(encoding="utf-8"))
+    staging = target.parent / document["staging"]
+    for relative in document["replace_folders"]:
+        source, destination = staging / relative, target / relative
+        if source.is_dir():
+            shutil.rmtree(destination, ignore_errors=True)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            source.rename(destination)
+    for folder, _folders, files in os.walk(staging):
+        source = Path(folder)
+        destination = target / source.relative_to(staging)
+        if files:
+            destination.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            (source / name).replace(destination / name)
+    for relative in document["delete_files"]:
+        path = target / relative
+        path.unlink(missing_ok=True)
+        _remove_empty_parents(path.parent, target)
+    for relative in document["delete_folders"]:
+        shutil.rmtree(target / relative, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)
+    journal.unlink()
+
+
+def _remove_empty_parents(folder: Path, root: Path) -> None:
+    """A deleted page's folder (commits/<sha>/), and its parents while empty, up to ``root``."""
+    while folder != root and folder.is_relative_to(root):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty, or already gone
+            return
+        folder = folder.parent
+
+
 def _publish(staging: Path, target: Path) -> None:
     """Swaps the finished build in: two renames, never a half-written folder at ``target``."""
     retired = None
@@ -231,9 +340,14 @@ def _remove_in_background(doomed: Path) -> None:
 
 
 def _remove_leftovers(target: Path) -> None:
-    """Folders a killed build left behind; a retired site is restored if the swap was cut short."""
+    """Folders a killed build left behind; a retired site is restored if the swap was cut short,
+    a publication in place that was cut short is finished."""
     if not target.parent.is_dir():
         return
+    journal = target.parent / _JOURNAL.format(name=target.name)
+    if journal.is_file() and target.is_dir():
+        logger.info("commit-digest: finishing the publication of %s that was cut short", target)
+        _finish_publication(target, journal)
     for leftover in sorted(target.parent.glob(_RETIRED.format(name=target.name) + "*")):
         if not target.exists():
             leftover.rename(target)

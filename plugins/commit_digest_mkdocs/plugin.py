@@ -44,11 +44,13 @@ from commit_digest.site.followed import (
 )
 from commit_digest.site.i18n import Texts
 from commit_digest.site.incremental import (
+    MANIFEST_PATH,
     BuildManifest,
     OutputRecord,
     PreviousBuild,
     read_manifest,
     write_manifest,
+    written_files,
 )
 from commit_digest.site.model import SiteCommit, SiteRepository, index_of, site_narratives
 from commit_digest.site.output import (
@@ -108,6 +110,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._index: SiteIndex | None = None
         # Set by ``run_build`` to the published site: unchanged pages are taken from there.
         self.previous_site_dir: Path | None = None
+        # Set by ``run_build`` when it will publish this build by updating the previous site in
+        # place: unchanged pages and search partitions stay where they are, not copied.
+        self.publish_in_place = False
         # Set by ``run_build`` to every language the site is published in, the default first (this
         # build's is ``settings.language``). None when MkDocs runs on its own: one language, no selector.
         self.site_languages: tuple[str, ...] | None = None
@@ -309,7 +314,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             return
         assert self.taxonomy is not None
         site_dir = Path(config.site_dir)
-        link_reused_pages(site_dir, self._reused)
+        in_place = self.publish_in_place and self._previous.usable
+        if not in_place:
+            link_reused_pages(site_dir, self._reused)
         with _as_plugin_error():
             self._write_framed(config, site_dir)
         facts = status_facts(self._index, last_fetch=self._last_fetch)
@@ -325,10 +332,16 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 previous=self._previous,
                 manifest=self._manifest,
                 workers=self._workers,
+                in_place=in_place,
             )
         feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
         write_sitemap(site_dir, self._page_urls)
         self._summaries.write(site_dir, self._shared)
+        # What the next build deletes when it updates this site in place and no longer makes it.
+        # The default language's site holds the others' (en/): they are theirs to list.
+        languages = self.site_languages or ()
+        others = list(languages[1:]) if languages and languages[0] == self.settings.language else []
+        self._manifest.written = [*written_files(site_dir, skip=others), MANIFEST_PATH]
         write_manifest(site_dir, self._manifest)
         if self._source is not None:
             self._source.close()

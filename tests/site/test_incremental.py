@@ -19,7 +19,7 @@ import yaml
 from commit_digest import taxonomy as taxonomy_module
 from commit_digest.fetch import last_fetch_key
 from commit_digest.models import ChangeType, CommitRecord, Importance
-from commit_digest.site.incremental import read_manifest
+from commit_digest.site.incremental import MANIFEST_PATH, read_manifest
 from commit_digest.store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.conftest import PROJECT, project_config
@@ -29,11 +29,21 @@ TIME_STAMPED = {"status.json"}
 
 
 def snapshot(site: Path) -> dict[str, bytes]:
-    return {
+    files = {
         path.relative_to(site).as_posix(): path.read_bytes()
         for path in sorted(site.rglob("*"))
         if path.is_file() and path.name not in TIME_STAMPED
     }
+    # The manifest lists what each build wrote (a cold one everything, the next only what
+    # changed): it must account for every file of the site, and is otherwise compared whole.
+    manifest = read_manifest(site)
+    assert manifest is not None and manifest.written is not None
+    partitions = tuple(folder + "/" for folder in manifest.partition_folders())
+    assert manifest.files() == {name for name in files if not name.startswith(partitions)} | TIME_STAMPED
+    kept = json.loads(files[MANIFEST_PATH])
+    del kept["written"]
+    files[MANIFEST_PATH] = json.dumps(kept, sort_keys=True).encode()
+    return files
 
 
 def inode(path: Path) -> int:
@@ -314,4 +324,54 @@ def test_a_forged_summary_is_refused(project: Project) -> None:
     path.write_bytes(gzip.compress(json.dumps(kept).encode()))
     with project.store() as store:
         store.put(CommitRecord(commit=make_commit("after-forged", "[Doc] New", datetime(2026, 1, 22, tzinfo=UTC))))
+    project.assert_incremental_equals_cold()
+
+
+def move_to_a_day_of_its_own(project: Project, seed: str, when: datetime) -> str:
+    """Stores ``seed``'s commit again on a new day: the day it leaves keeps no page of its own."""
+    with project.store() as store:
+        record = next(record for record in store.records() if record.commit.sha == sha_for(seed))
+        store.put(record.model_copy(update={"commit": record.commit.model_copy(update={"committed_at": when})}))
+    return when.date().isoformat()
+
+
+def test_a_build_updates_the_published_site_in_place(project: Project) -> None:
+    """The site is updated, not rebuilt: unchanged files are never touched, pages no longer made
+    are deleted (with their folders), and the result is file for file what a cold build makes."""
+    unchanged = inode(project.commit_page("high-1"))
+    manifest = read_manifest(project.site)
+    assert manifest is not None and manifest.written is not None
+    day = move_to_a_day_of_its_own(project, "low-1", datetime(2026, 1, 23, 10, tzinfo=UTC))
+    project.build()
+    assert (project.site / "days" / day / "index.html").is_file()
+    assert not list(project.site.parent.glob(".site.*"))  # no staging folder, no journal left
+    assert inode(project.commit_page("high-1")) == unchanged
+    project.assert_incremental_equals_cold()
+    # Moved again: the day of its own is gone, folder and all.
+    move_to_a_day_of_its_own(project, "low-1", datetime(2026, 1, 24, 10, tzinfo=UTC))
+    project.build()
+    assert not (project.site / "days" / day).exists()
+    project.assert_incremental_equals_cold()
+
+
+def test_a_publication_cut_short_is_finished_by_the_next_build(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed while it moved the new files in and deleted the old: the journal beside the site
+    lets the next build finish the publication before it does anything else."""
+    import commit_digest_mkdocs.build as build_module
+
+    day = move_to_a_day_of_its_own(project, "low-1", datetime(2026, 1, 25, 10, tzinfo=UTC))
+
+    def killed(folder: Path, root: Path) -> None:
+        raise KeyboardInterrupt  # after the moves and the first deletion
+
+    with monkeypatch.context() as patch:
+        patch.setattr(build_module, "_remove_empty_parents", killed)
+        with pytest.raises(KeyboardInterrupt):
+            project.build()
+    assert (project.site / "days" / day / "index.html").is_file()  # moved in before the kill
+    assert list(project.site.parent.glob(".site.publishing.json"))
+    project.build()  # nothing new in the store: finishes the publication, then renews the status
+    assert not list(project.site.parent.glob(".site.*"))
     project.assert_incremental_equals_cold()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import logging
+import os
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -42,6 +43,20 @@ class BuildManifest(_Strict):
     pages: dict[str, OutputRecord] = {}
     search: dict[str, OutputRecord] = {}
     status: dict[str, object] = {}
+    # Every file this build wrote, relative to its site (pages and partitions it reused are in
+    # ``pages`` and ``search``). None from a build that did not say: the next one cannot tell
+    # which of its files are gone, so it builds a whole new site instead of updating this one.
+    written: list[str] | None = None
+
+    def files(self) -> set[str]:
+        """The files of the site this build published, but those of its search partitions."""
+        partitions = tuple(record.output + "/" for record in self.search.values())
+        found = {path for path in self.written or () if not path.startswith(partitions)}
+        found.update(record.output for record in self.pages.values())
+        return found
+
+    def partition_folders(self) -> set[str]:
+        return {record.output for record in self.search.values()}
 
 
 def read_manifest(site_dir: Path) -> BuildManifest | None:
@@ -61,6 +76,19 @@ def write_manifest(site_dir: Path, manifest: BuildManifest) -> None:
     path = site_dir / MANIFEST_PATH
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(manifest.model_dump_json(indent=0) + "\n", encoding="utf-8")
+
+
+def written_files(site_dir: Path, *, skip: Iterable[str] = ()) -> list[str]:
+    """Every file below ``site_dir`` (relative, sorted), but below the top folders in ``skip``."""
+    skipped = set(skip)
+    found: list[str] = []
+    for folder, folders, files in os.walk(site_dir):
+        relative = Path(folder).relative_to(site_dir).as_posix()
+        prefix = "" if relative == "." else relative + "/"
+        if not prefix:
+            folders[:] = [name for name in folders if name not in skipped]
+        found.extend(prefix + name for name in files)
+    return sorted(found)
 
 
 def shared_digest(*, config: str, code: Iterable[str], versions: str, trees: Iterable[str]) -> str:

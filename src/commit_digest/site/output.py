@@ -118,22 +118,28 @@ def write_search_index(
     previous: PreviousBuild,
     manifest: BuildManifest,
     workers: int = 1,
+    in_place: bool = False,
 ) -> None:
     """The sharded search index under search/; a partition whose commits are unchanged is taken
-    from the previous build, the others are built by ``workers`` processes. Records each in
-    ``manifest``."""
+    from the previous build (copied, unless the new site is published ``in_place`` of the
+    previous one, where it already is), the others are built by ``workers`` processes. Records
+    each in ``manifest``."""
     target = site_dir / "search"
     several = index.several_repositories
     commit_page = paths.commit_page("{sha}", "{repo}" if several else None)
     commit_url = commit_page[: -len(".md")] + ("/" if directory_urls else ".html")
     found: list[tuple[str, str, PartitionInfo | None]] = []  # (id, digest, info when reused)
+    folders: dict[str, Path] = {}  # where each partition's files are
     to_build: list[tuple[int, str, list[SiteCommit]]] = []
     for part_id, items in search_partitions(index):
         part_digest = digest(manifest.shared, "search", part_id, commit_url, [item.fingerprint for item in items])
         reusable = previous.partition(part_id, part_digest)
         if reusable is not None:
             folder, details = reusable
-            copy_folder(folder, target / part_id)
+            if in_place:
+                folders[part_id] = folder
+            else:
+                copy_folder(folder, target / part_id)
             found.append((part_id, part_digest, PartitionInfo(**details)))  # type: ignore[arg-type]
         else:
             to_build.append((len(found), part_id, items))
@@ -167,7 +173,9 @@ def write_search_index(
     target.mkdir(parents=True, exist_ok=True)
     # The bucket files hold a block of every partition, so they are rewritten each build, from
     # the partitions' own filters (a reused partition keeps its filter.bin).
-    filters = [((target / info.id / "filter.bin").read_bytes(), info.filter_bytes) for info in partitions]
+    filters = [
+        ((folders.get(info.id, target / info.id) / "filter.bin").read_bytes(), info.filter_bytes) for info in partitions
+    ]
     (target / "filter").mkdir(exist_ok=True)
     for relative, content in bucket_files(filters):
         (target / relative).write_bytes(content)

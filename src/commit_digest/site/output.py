@@ -159,7 +159,7 @@ def write_search_index(
     batches = [range(position, position + 1) for position in range(len(to_build))]
     built_infos: dict[int, PartitionInfo] = {}
     written = 0
-    for batch in map_batches(build_batch, len(batches), workers=workers):
+    for batch in map_batches(build_batch, len(batches), workers=workers, isolated=True):
         for slot, info, count in batch:
             built_infos[slot] = info
             written += count

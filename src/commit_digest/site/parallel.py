@@ -75,11 +75,16 @@ def _run_batch(number: int) -> tuple[bytes, list[tuple[str, int, str]]]:
         raise
 
 
-def map_batches(run: Callable[[int], Result], batches: int, *, workers: int) -> Iterator[Result]:
+def map_batches(
+    run: Callable[[int], Result], batches: int, *, workers: int, isolated: bool = False
+) -> Iterator[Result]:
     """``run(0)`` … ``run(batches - 1)``, in forked processes when ``workers`` > 1 (results in
-    batch order); in this process otherwise, or where fork is not available."""
+    batch order); in this process otherwise, or where fork is not available. ``isolated``: in a
+    forked process even when there is one batch, so that what the work holds while it runs
+    never adds to this process's peak memory (it has the whole site index besides)."""
     global _current
-    if workers <= 1 or batches <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    alone = batches <= 1 and not isolated
+    if workers <= 1 or alone or batches < 1 or "fork" not in multiprocessing.get_all_start_methods():
         for number in range(batches):
             yield run(number)
         return

@@ -7,7 +7,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import cached_property
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -43,7 +42,7 @@ class RepositoryChip:
     id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per commit of the archive, in every process
 class CommitSummary:
     """What listings show of a commit: kept for every commit of the archive, while its whole
     record is read only by the pages that show it (``SiteCommit.record``)."""
@@ -85,7 +84,7 @@ class CommitSummary:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per commit of the archive, in every process
 class SiteCommit:
     summary: CommitSummary
     local_time: datetime  # committed_at in the site's time zone
@@ -100,6 +99,7 @@ class SiteCommit:
     # What its message says of other commits, and its operator impact (None: found when asked).
     links: CommitLinks = field(default=NO_LINKS, compare=False, repr=False)
     impact: OperatorImpact | None = field(default=None, compare=False, repr=False)
+    _worded_kept: Worded | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def record(self) -> CommitRecord:
@@ -108,19 +108,17 @@ class SiteCommit:
         assert self.source is not None
         return self.source.record(self.repository, self.sha)
 
-    @cached_property
-    def _worded_kept(self) -> Worded:
-        assert self.wording is not None
-        return self.wording.word(self.record)
-
     @property
     def worded(self) -> Worded:
         """The analysis in the site's language; worded when first asked (an incremental build
         renders few pages, so most commits are never worded)."""
-        if self.source is None:
-            return self._worded_kept
         assert self.wording is not None
-        return self.source.worded(self.repository, self.sha, self.wording)
+        if self.source is not None:
+            return self.source.worded(self.repository, self.sha, self.wording)
+        if self._worded_kept is None:  # the record is kept: so is its wording, once made
+            object.__setattr__(self, "_worded_kept", self.wording.word(self.record))
+        assert self._worded_kept is not None
+        return self._worded_kept
 
     @property
     def analysis(self) -> Analysis | None:

@@ -20,6 +20,7 @@ from commit_digest import taxonomy as taxonomy_module
 from commit_digest.fetch import last_fetch_key
 from commit_digest.models import ChangeType, CommitRecord, Importance
 from commit_digest.site.incremental import MANIFEST_PATH, read_manifest
+from commit_digest.site.summaries import PATH as SUMMARIES_PATH
 from commit_digest.store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.conftest import PROJECT, project_config
@@ -275,7 +276,7 @@ def test_a_new_day_classifies_only_its_own_commits(project: Project, monkeypatch
 
 
 def test_a_new_day_parses_only_its_own_records(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the previous build made of every unchanged record is kept (summaries.json.gz): a
+    """What the previous build made of every unchanged record is kept (summaries.jsonl.gz): a
     build after a new day parses that day's records, and any record whose text changed."""
     parsed: list[str] = []
     original = AnalysisStore.parse_record
@@ -300,14 +301,19 @@ def test_a_new_day_parses_only_its_own_records(project: Project, monkeypatch: py
 
 @pytest.mark.parametrize(
     "content",
-    [b"not gzip at all", gzip.compress(b'{"format": 1, "shared": "x"}'), gzip.compress(b"[" * 100)],
-    ids=["not-gzip", "incomplete", "not-json"],
+    [
+        b"not gzip at all",
+        gzip.compress(b'{"format": 2, "shared": "x"}\n'),
+        gzip.compress(b"[" * 100),
+        gzip.compress(b"truncated")[:-6],
+    ],
+    ids=["not-gzip", "other-inputs", "not-json", "truncated"],
 )
 def test_a_damaged_summaries_file_costs_time_not_pages(project: Project, content: bytes) -> None:
     """The kept summaries are read back from the published site: if they are unreadable or from
     other inputs, every record is read again and the site is what a cold build makes."""
     project.build()
-    (project.site / ".commit-digest" / "summaries.json.gz").write_bytes(content)
+    (project.site / SUMMARIES_PATH).write_bytes(content)
     with project.store() as store:  # something to build
         commit = make_commit(f"after-{content[:12]!r}", "[Doc] New", datetime(2026, 1, 21, tzinfo=UTC))
         store.put(CommitRecord(commit=commit))
@@ -315,13 +321,16 @@ def test_a_damaged_summaries_file_costs_time_not_pages(project: Project, content
 
 
 def test_a_forged_summary_is_refused(project: Project) -> None:
-    """A summary that does not pass the checks a record's labels pass is not used."""
+    """A kept summary that does not pass the checks a record's labels pass is not used: its
+    record is read again."""
     project.build()
-    path = project.site / ".commit-digest" / "summaries.json.gz"
-    kept = json.loads(gzip.decompress(path.read_bytes()))
-    some_row = next(iter(kept["commits"].values()))
-    some_row[14] = [["<script>", "rule", "forged"]]  # a platform id no label may have
-    path.write_bytes(gzip.compress(json.dumps(kept).encode()))
+    path = project.site / SUMMARIES_PATH
+    header, *lines = gzip.decompress(path.read_bytes()).splitlines()
+    text_digest, _, row = lines[0].partition(b" ")
+    forged = json.loads(row)
+    forged[14] = [["<script>", "rule", "forged"]]  # a platform id no label may have
+    lines[0] = text_digest + b" " + json.dumps(forged).encode()
+    path.write_bytes(gzip.compress(b"\n".join([header, *lines]) + b"\n"))
     with project.store() as store:
         store.put(CommitRecord(commit=make_commit("after-forged", "[Doc] New", datetime(2026, 1, 22, tzinfo=UTC))))
     project.assert_incremental_equals_cold()

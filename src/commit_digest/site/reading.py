@@ -46,7 +46,6 @@ def read_site_commits(
     taxonomies = labelling_taxonomies(taxonomy, repositories)
     wording = Wording(language, taxonomy)
     found: list[SiteCommit] = []
-    seen: set[str] = set()  # the text digests of this build's records
     with AnalysisStore(source.directory) as store:
         keys = [(repository.name, sha) for repository in repositories for sha in store.shas(repository.name)]
         if len(summaries):
@@ -55,14 +54,13 @@ def read_site_commits(
                 text = store.record_text(*key)
                 if text is None:
                     continue  # removed while we read
-                stored = text_digest(text)
-                kept = summaries.commit(stored, wording, source)
+                kept = summaries.commit(text_digest(text), wording, source)
                 if kept is None:
                     unknown.append(key)
                 else:
-                    seen.add(stored)
                     found.append(kept)
             keys = unknown
+        summaries.forget_unasked()
     batches = batches_of(len(keys), workers, per_worker=1)
 
     def read(number: int) -> tuple[list[tuple[str, SiteCommit]], _Learned]:
@@ -83,10 +81,8 @@ def read_site_commits(
 
     for read_there, learned in map_batches(read, len(batches), workers=workers):
         for stored, item in read_there:
-            seen.add(stored)
             summaries.add(stored, item)
             found.append(dataclasses.replace(item, wording=wording, source=source))
         for fingerprint, classified in learned.items():
             taxonomies[fingerprint].remember(classified, asked=True)
-    summaries.retain(seen)
     return found

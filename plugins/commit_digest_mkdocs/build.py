@@ -27,6 +27,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 
 from mkdocs.commands.build import build
@@ -140,12 +141,20 @@ class _LanguageBuild:
         if self.root and config.site_url:
             config.site_url += self.root
         self.published = target / self.root
-        self._previous: BuildManifest | None = None  # the published build's manifest (previous_written)
+
+    @cached_property
+    def _previous(self) -> BuildManifest | None:
+        """The published build's manifest (read once: at 15,000 commits it is 2 MB of JSON)."""
+        return read_manifest(self.published) if self.published.is_dir() else None
+
+    @cached_property
+    def _shared(self) -> str:
+        return shared_inputs_digest(self.config)
 
     def unchanged_status(self) -> dict[str, object] | None:
         """The status facts to renew when the published build has the same shared inputs and
         store revision as this one would (nothing to render); None when it must be built."""
-        manifest = read_manifest(self.published)
+        manifest = self._previous
         if manifest is None or manifest.store_revision is None:
             return None
         try:
@@ -157,7 +166,7 @@ class _LanguageBuild:
                 last_fetch = site_last_fetch(store, settings)
         except CommitDigestError:
             return None  # the real build reports what is wrong
-        if manifest.shared != shared_inputs_digest(self.config) or manifest.store_revision != revision:
+        if manifest.shared != self._shared or manifest.store_revision != revision:
             return None
         # A fetch that found nothing new changes no record, but the footer says when it ran.
         return {**manifest.status, **({"last_fetch": last_fetch.isoformat()} if last_fetch else {})}
@@ -169,16 +178,13 @@ class _LanguageBuild:
     def previous_written(self) -> bool:
         """Whether the published build of this language listed the files it wrote and shares
         this one's inputs (else nearly every page changes: the site is replaced whole, at once)."""
-        self._previous = read_manifest(self.published) if self.published.is_dir() else None
         return (
-            self._previous is not None
-            and self._previous.written is not None
-            and self._previous.shared == shared_inputs_digest(self.config)
+            self._previous is not None and self._previous.written is not None and self._previous.shared == self._shared
         )
 
     def changes(self, staging: Path) -> _Changes:
         """What publishing this build in place of the previous one deletes and replaces."""
-        built = read_manifest(staging / self.root)
+        built = self.config.plugins[PLUGIN_NAME].written_manifest
         assert built is not None and self._previous is not None  # written by the plugin; checked before
         folders = built.partition_folders()
         kept_partitions = tuple(folder + "/" for folder in folders)
@@ -194,6 +200,7 @@ class _LanguageBuild:
         self.config.site_dir = str(staging / self.root)
         plugin = self.config.plugins[PLUGIN_NAME]
         plugin.previous_site_dir = None if full or not self.published.is_dir() else self.published
+        plugin.previous_manifest = None if plugin.previous_site_dir is None else self._previous
         plugin.publish_in_place = in_place
         logger.info("building %s (%s) into %s", config_file, self.code, self.config.site_dir)
         try:

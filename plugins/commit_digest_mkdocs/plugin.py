@@ -113,6 +113,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         # Set by ``run_build`` when it will publish this build by updating the previous site in
         # place: unchanged pages and search partitions stay where they are, not copied.
         self.publish_in_place = False
+        # Set by ``run_build`` to the published site's manifest, which it has read already.
+        self.previous_manifest: BuildManifest | None = None
+        self.written_manifest: BuildManifest | None = None  # this build's, once written
         # Set by ``run_build`` to every language the site is published in, the default first (this
         # build's is ``settings.language``). None when MkDocs runs on its own: one language, no selector.
         self.site_languages: tuple[str, ...] | None = None
@@ -141,10 +144,11 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._shared = shared_inputs_digest(config)
         self._index, self._revision = None, None  # read the store anew for every build
         # Before any plugin asks for the site index (gen-files scripts do, before on_files).
-        previous_site = self.previous_site_dir
-        self._previous = PreviousBuild(
-            previous_site, read_manifest(previous_site) if previous_site else None, self._shared
-        )
+        previous_site, self.written_manifest = self.previous_site_dir, None
+        previous_manifest = self.previous_manifest
+        if previous_manifest is None and previous_site is not None:
+            previous_manifest = read_manifest(previous_site)
+        self._previous = PreviousBuild(previous_site, previous_manifest, self._shared)
         base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         with _as_plugin_error():
             settings = settings_from_mapping(
@@ -343,6 +347,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         others = list(languages[1:]) if languages and languages[0] == self.settings.language else []
         self._manifest.written = [*written_files(site_dir, skip=others), MANIFEST_PATH]
         write_manifest(site_dir, self._manifest)
+        self.written_manifest = self._manifest
         if self._source is not None:
             self._source.close()
         logger.info(

@@ -56,8 +56,8 @@ from commit_digest.site.model import SiteCommit, SiteRepository, index_of, site_
 from commit_digest.site.output import (
     feed_head_links,
     link_reused_pages,
+    start_search_index,
     write_feeds,
-    write_search_index,
     write_sitemap,
     write_status,
 )
@@ -322,12 +322,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         if not in_place:
             link_reused_pages(site_dir, self._reused)
         with _as_plugin_error():
-            self._write_framed(config, site_dir)
-        facts = status_facts(self._index, last_fetch=self._last_fetch)
-        write_status(site_dir, facts, built_at=datetime.now(self.settings.zone), language=self.settings.language)
-        self._manifest.status = facts
-        with _as_plugin_error():
-            write_search_index(
+            # The changed search partitions are built by a worker of their own while the pages
+            # and the feeds are written: they need nothing of each other.
+            search_index = start_search_index(
                 site_dir,
                 self._index,
                 self.taxonomy,
@@ -338,7 +335,17 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 workers=self._workers,
                 in_place=in_place,
             )
-        feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
+            try:
+                self._write_framed(config, site_dir)
+                facts = status_facts(self._index, last_fetch=self._last_fetch)
+                built_at = datetime.now(self.settings.zone)
+                write_status(site_dir, facts, built_at=built_at, language=self.settings.language)
+                self._manifest.status = facts
+                feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
+            except BaseException:
+                search_index.cancel()
+                raise
+            search_index.finish()
         write_sitemap(site_dir, self._page_urls)
         self._summaries.write(site_dir, self._shared)
         # What the next build deletes when it updates this site in place and no longer makes it.

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 
 import pytest
 
-from commit_digest.site.parallel import MIN_BATCH, batches_of, map_batches
+from commit_digest.site.parallel import MIN_BATCH, Started, batches_of, map_batches
 
 
 def test_batches_run_in_other_processes_and_return_in_order() -> None:
@@ -62,3 +63,30 @@ def test_labels_cross_processes_as_equal_labels_shared_by_value() -> None:
     copies = pickle.loads(pickle.dumps([first, Label(id="rocm", source=LabelSource.LLM, reason="tag [ROCm]")]))
     assert copies == [first, first] and copies[0] is copies[1]
     assert copies[0].source is LabelSource.LLM
+
+
+def test_started_work_runs_while_the_caller_does_other_work() -> None:
+    """The search index is built meanwhile the pages are written: the workers start at once."""
+    begun = multiprocessing.get_context("fork").Event()
+
+    def run(number: int) -> int:
+        begun.set()
+        return number * 10
+
+    started = Started(run, 2, workers=2)
+    assert begun.wait(timeout=60)  # set by a worker before anyone asked for the results
+    assert list(started.results()) == [0, 10]
+
+
+def test_one_batch_is_forked_when_isolated() -> None:
+    parent = os.getpid()
+    assert list(Started(lambda number: os.getpid(), 1, workers=2, isolated=True).results()) != [parent]
+    assert list(Started(lambda number: os.getpid(), 1, workers=2).results()) == [parent]
+
+
+def test_cancelled_work_stops_its_workers() -> None:
+    never = multiprocessing.get_context("fork").Event()
+    started = Started(lambda number: never.wait(), 2, workers=2)
+    started.cancel()  # returns: the workers are terminated, not waited for
+    with pytest.raises(ValueError):  # the pool is gone
+        list(started.results())

@@ -11,6 +11,7 @@ import html
 import json
 import logging
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from commit_digest.site.incremental import (
 )
 from commit_digest.site.model import SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
-from commit_digest.site.parallel import map_batches
+from commit_digest.site.parallel import Started
 from commit_digest.site.status import STATUS_FILE, status_document
 from commit_digest.taxonomy import Taxonomy
 
@@ -120,10 +121,38 @@ def write_search_index(
     workers: int = 1,
     in_place: bool = False,
 ) -> None:
-    """The sharded search index under search/; a partition whose commits are unchanged is taken
-    from the previous build (copied, unless the new site is published ``in_place`` of the
-    previous one, where it already is), the others are built by ``workers`` processes. Records
-    each in ``manifest``."""
+    """The sharded search index under search/ (see ``start_search_index``), written now."""
+    start_search_index(
+        site_dir,
+        index,
+        taxonomy,
+        language=language,
+        directory_urls=directory_urls,
+        previous=previous,
+        manifest=manifest,
+        workers=workers,
+        in_place=in_place,
+    ).finish()
+
+
+def start_search_index(
+    site_dir: Path,
+    index: SiteIndex,
+    taxonomy: Taxonomy,
+    *,
+    language: str,
+    directory_urls: bool,
+    previous: PreviousBuild,
+    manifest: BuildManifest,
+    workers: int = 1,
+    in_place: bool = False,
+) -> PendingSearchIndex:
+    """Starts the sharded search index under search/ and returns what finishes it: a partition
+    whose commits are unchanged is taken from the previous build (copied, unless the new site is
+    published ``in_place`` of the previous one, where it already is), the others are built by
+    ``workers`` processes, which start now, so the caller can write other files meanwhile.
+    Its ``finish`` waits for them, writes the filters and the manifest, and records each
+    partition in ``manifest``; its ``cancel`` stops them."""
     target = site_dir / "search"
     several = index.several_repositories
     commit_page = paths.commit_page("{sha}", "{repo}" if several else None)
@@ -157,29 +186,60 @@ def write_search_index(
     # Partitions are built (the index's costliest part and, with a quarter's grams, its largest)
     # in worker processes, one per batch: the parent never holds a partition.
     batches = [range(position, position + 1) for position in range(len(to_build))]
-    built_infos: dict[int, PartitionInfo] = {}
-    written = 0
-    for batch in map_batches(build_batch, len(batches), workers=workers, isolated=True):
-        for slot, info, count in batch:
-            built_infos[slot] = info
-            written += count
-    partitions: list[PartitionInfo] = []
-    for slot, (part_id, part_digest, reused) in enumerate(found):
-        info = reused if reused is not None else built_infos[slot]
-        partitions.append(info)
-        manifest.search[part_id] = OutputRecord(
-            digest=part_digest, output=f"search/{part_id}", details=dataclasses.asdict(info)
+    started = Started(build_batch, len(batches), workers=workers, isolated=True)
+    return PendingSearchIndex(
+        started, found, folders, target, index, taxonomy, language, directory_urls, manifest, commit_url
+    )
+
+
+@dataclass
+class PendingSearchIndex:
+    """A search index whose changed partitions are being built: what finishes it."""
+
+    started: Started[list[tuple[int, PartitionInfo, int]]]
+    found: list[tuple[str, str, PartitionInfo | None]]  # every partition: (id, digest, info when reused)
+    folders: dict[str, Path]  # where each reused partition's files are, when not in ``target``
+    target: Path
+    index: SiteIndex
+    taxonomy: Taxonomy
+    language: str
+    directory_urls: bool
+    manifest: BuildManifest
+    commit_url: str
+
+    def cancel(self) -> None:
+        self.started.cancel()
+
+    def finish(self) -> None:
+        found, folders, target, manifest = self.found, self.folders, self.target, self.manifest
+        built_infos: dict[int, PartitionInfo] = {}
+        written = 0
+        for batch in self.started.results():
+            for slot, info, count in batch:
+                built_infos[slot] = info
+                written += count
+        partitions: list[PartitionInfo] = []
+        for slot, (part_id, part_digest, reused) in enumerate(found):
+            info = reused if reused is not None else built_infos[slot]
+            partitions.append(info)
+            manifest.search[part_id] = OutputRecord(
+                digest=part_digest, output=f"search/{part_id}", details=dataclasses.asdict(info)
+            )
+        target.mkdir(parents=True, exist_ok=True)
+        # The bucket files hold a block of every partition, so they are rewritten each build, from
+        # the partitions' own filters (a reused partition keeps its filter.bin).
+        filters = [
+            ((folders.get(info.id, target / info.id) / "filter.bin").read_bytes(), info.filter_bytes)
+            for info in partitions
+        ]
+        (target / "filter").mkdir(exist_ok=True)
+        for relative, content in bucket_files(filters):
+            (target / relative).write_bytes(content)
+        followed = (
+            tuple((item.name, item.title) for item in self.index.repositories)
+            if self.index.several_repositories
+            else ()
         )
-    target.mkdir(parents=True, exist_ok=True)
-    # The bucket files hold a block of every partition, so they are rewritten each build, from
-    # the partitions' own filters (a reused partition keeps its filter.bin).
-    filters = [
-        ((folders.get(info.id, target / info.id) / "filter.bin").read_bytes(), info.filter_bytes) for info in partitions
-    ]
-    (target / "filter").mkdir(exist_ok=True)
-    for relative, content in bucket_files(filters):
-        (target / relative).write_bytes(content)
-    followed = tuple((item.name, item.title) for item in index.repositories) if several else ()
-    names = search_names(taxonomy, language, directory_urls=directory_urls, repositories=followed)
-    (target / "manifest.json").write_bytes(search_manifest(partitions, names, commit_url=commit_url))
-    logger.info("commit-digest: search index: %s partitions, %s files written", len(partitions), written)
+        names = search_names(self.taxonomy, self.language, directory_urls=self.directory_urls, repositories=followed)
+        (target / "manifest.json").write_bytes(search_manifest(partitions, names, commit_url=self.commit_url))
+        logger.info("commit-digest: search index: %s partitions, %s files written", len(partitions), written)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import gc
 import logging
 import multiprocessing
+import multiprocessing.pool
 import os
 import pickle
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 Result = TypeVar("Result")
 
@@ -28,7 +29,8 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-# The work the forked workers inherit: a module global, so it is forked memory, never pickled.
+# The work a forked worker does: set by its initializer from the pool's initargs, which the fork
+# start method hands over as memory, never pickled.
 _current: Callable[[int], object] | None = None
 
 
@@ -53,10 +55,12 @@ class _KeptRecords(logging.Handler):
 _kept = _KeptRecords()
 
 
-def _start_worker() -> None:
-    """In a new worker: its records go back to the parent, which prints and counts them once;
-    what it inherited is left out of garbage collection (never garbage, and not worth scanning:
-    a collection would touch, and so copy, every page of the parent's memory)."""
+def _start_worker(run: Callable[[int], object]) -> None:
+    """In a new worker: the work it does; its records go back to the parent, which prints and
+    counts them once; what it inherited is left out of garbage collection (never garbage, and
+    not worth scanning: a collection would touch, and so copy, every page of the parent's memory)."""
+    global _current
+    _current = run
     gc.freeze()
     for logger_name in ("", "mkdocs"):
         found = logging.getLogger(logger_name)
@@ -75,29 +79,45 @@ def _run_batch(number: int) -> tuple[bytes, list[tuple[str, int, str]]]:
         raise
 
 
-def map_batches(
-    run: Callable[[int], Result], batches: int, *, workers: int, isolated: bool = False
-) -> Iterator[Result]:
-    """``run(0)`` … ``run(batches - 1)``, in forked processes when ``workers`` > 1 (results in
-    batch order); in this process otherwise, or where fork is not available. ``isolated``: in a
-    forked process even when there is one batch, so that what the work holds while it runs
-    never adds to this process's peak memory (it has the whole site index besides)."""
-    global _current
-    alone = batches <= 1 and not isolated
-    if workers <= 1 or alone or batches < 1 or "fork" not in multiprocessing.get_all_start_methods():
-        for number in range(batches):
-            yield run(number)
-        return
-    _current = run
-    try:
+class Started(Generic[Result]):
+    """``run(0)`` … ``run(batches - 1)``, started now in forked processes when ``workers`` > 1,
+    so the caller can do other work meanwhile; ``results()`` waits for them, in batch order. In
+    this process, when ``results()`` is asked, otherwise or where fork is not available.
+    ``isolated``: forked even for one batch, so that what the work holds while it runs never
+    adds to this process's peak memory (it has the whole site index besides)."""
+
+    def __init__(self, run: Callable[[int], Result], batches: int, *, workers: int, isolated: bool = False) -> None:
+        self._run, self._batches = run, batches
+        self._pool: multiprocessing.pool.Pool | None = None
+        alone = batches <= 1 and not isolated
+        if workers <= 1 or alone or batches < 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return
         context = multiprocessing.get_context("fork")
-        with context.Pool(min(workers, batches), initializer=_start_worker) as pool:
-            for result, warnings in pool.imap(_run_batch, range(batches)):
+        self._pool = context.Pool(min(workers, batches), initializer=_start_worker, initargs=(run,))
+        self._pending = self._pool.imap(_run_batch, range(batches))
+
+    def cancel(self) -> None:
+        """Stops the workers (the caller failed and will not ask for the results)."""
+        if self._pool is not None:
+            self._pool.terminate()
+
+    def results(self) -> Iterator[Result]:
+        if self._pool is None:
+            for number in range(self._batches):
+                yield self._run(number)
+            return
+        with self._pool:
+            for result, warnings in self._pending:
                 for name, level, message in warnings:
                     logging.getLogger(name).log(level, "%s", message)
                 yield _loaded(result)
-    finally:
-        _current = None
+
+
+def map_batches(
+    run: Callable[[int], Result], batches: int, *, workers: int, isolated: bool = False
+) -> Iterator[Result]:
+    """``run(0)`` … ``run(batches - 1)`` in forked processes (see ``Started``), results in batch order."""
+    yield from Started(run, batches, workers=workers, isolated=isolated).results()
 
 
 def _loaded(pickled: bytes) -> Any:

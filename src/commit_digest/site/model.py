@@ -100,6 +100,14 @@ class SiteCommit:
     links: CommitLinks = field(default=NO_LINKS, compare=False, repr=False)
     impact: OperatorImpact | None = field(default=None, compare=False, repr=False)
     _worded_kept: Worded | None = field(default=None, init=False, compare=False, repr=False)
+    # Its local day and month ("2026-01"), asked for a dozen times per commit by the listings.
+    day: date = field(init=False, compare=False, repr=False)
+    month: str = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        local = self.local_time
+        object.__setattr__(self, "day", local.date())
+        object.__setattr__(self, "month", f"{local.year:04d}-{local.month:02d}")
 
     @property
     def record(self) -> CommitRecord:
@@ -165,16 +173,8 @@ class SiteCommit:
         return self.summary.short_sha
 
     @property
-    def day(self) -> date:
-        return self.local_time.date()
-
-    @property
-    def month(self) -> str:
-        return self.local_time.strftime("%Y-%m")
-
-    @property
     def week(self) -> IsoWeek:
-        return IsoWeek.of(self.local_time.date())
+        return IsoWeek.of(self.day)
 
     @property
     def analysed(self) -> bool:

@@ -62,7 +62,7 @@ from commit_digest.site.output import (
     write_status,
 )
 from commit_digest.site.pages import PageSpec
-from commit_digest.site.parallel import available_cores, batches_of, map_batches
+from commit_digest.site.parallel import Started, available_cores, batches_of, map_batches
 from commit_digest.site.reading import read_site_commits
 from commit_digest.site.record_source import RecordSource
 from commit_digest.site.status import status_facts
@@ -335,6 +335,11 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 workers=self._workers,
                 in_place=in_place,
             )
+            # So are the summaries kept for the next build (0.4 s at 15,000 commits).
+            shared, summaries = self._shared, self._summaries
+            summaries_written = Started(
+                lambda _: summaries.write(site_dir, shared), 1, workers=self._workers, isolated=True
+            )
             try:
                 self._write_framed(config, site_dir)
                 facts = status_facts(self._index, last_fetch=self._last_fetch)
@@ -344,10 +349,11 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
             except BaseException:
                 search_index.cancel()
+                summaries_written.cancel()
                 raise
             search_index.finish()
+            list(summaries_written.results())
         write_sitemap(site_dir, self._page_urls)
-        self._summaries.write(site_dir, self._shared)
         # What the next build deletes when it updates this site in place and no longer makes it.
         # The default language's site holds the others' (en/): they are theirs to list.
         languages = self.site_languages or ()

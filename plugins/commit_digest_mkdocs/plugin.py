@@ -264,7 +264,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             output = file.dest_uri
             self._framed.append((spec, output, file.url))
         if spec.inputs:
-            self._manifest.pages[spec.src_uri] = OutputRecord(digest=page_digest, output=output)
+            # Made, not validated: one per page of the archive, from values this build made.
+            self._manifest.pages[spec.src_uri] = OutputRecord.model_construct(digest=page_digest, output=output)
 
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
         self._nav = nav

@@ -32,6 +32,9 @@ def commit_impact(commit: Commit, rules: ImpactRules | None) -> OperatorImpact:
     return operator_impact(commit, rules or impact_rules())
 
 
+# page_input of a commit with no relation, no series and no release, by knows_releases.
+_NO_FACTS = {known: digest("facts", [], None, None, known) for known in (False, True)}
+
 @dataclass(frozen=True)
 class SiteRelease:
     """A release as the site shows it: what it brought (the commits it first carries, of the site's)."""
@@ -168,6 +171,8 @@ class SiteFacts:
         ]
         series = self.series_of(item)
         release = self.release(item)
+        if not related and series is None and release is None:
+            return _NO_FACTS[self.knows_releases(item)]  # most commits: one of two digests
         return digest(
             "facts",
             related,

@@ -112,11 +112,17 @@ class PreviousBuild:
 
     def page(self, src_uri: str, page_digest: str) -> Path | None:
         """The previous output file of a page whose inputs are unchanged."""
-        found = self._match(self.manifest.pages if self.manifest else {}, src_uri, page_digest)
-        if found is not None and found.is_file():
-            self.reused_pages += 1
-            return found
-        return None
+        if self.site_dir is None or self.manifest is None:
+            return None
+        record = self.manifest.pages.get(src_uri)
+        if record is None or record.digest != page_digest:
+            return None
+        # Asked for every page of the archive: a string path and one stat, no Path made first.
+        found = os.path.join(self.site_dir, record.output)  # noqa: PTH118
+        if not os.path.isfile(found):  # noqa: PTH113
+            return None
+        self.reused_pages += 1
+        return Path(found)
 
     def partition(self, part_id: str, part_digest: str) -> tuple[Path, dict[str, object]] | None:
         """The previous folder and manifest details of a search partition whose inputs are unchanged."""

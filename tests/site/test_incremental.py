@@ -384,3 +384,27 @@ def test_a_publication_cut_short_is_finished_by_the_next_build(
     project.build()  # nothing new in the store: finishes the publication, then renews the status
     assert not list(project.site.parent.glob(".site.*"))
     project.assert_incremental_equals_cold()
+
+
+@pytest.mark.parametrize("where", ["written", "pages"])
+def test_a_manifest_naming_files_outside_the_site_is_refused(project: Project, where: str) -> None:
+    """The next build deletes, moves over and copies what the published manifest names: a path
+    that leaves the site makes the manifest unusable (a whole new site is built), and the file
+    it names is neither deleted nor published."""
+    project.build()
+    outside = project.root / "outside.txt"
+    outside.write_text("not the site's", encoding="utf-8")
+    path = project.site / MANIFEST_PATH
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    if where == "written":
+        manifest["written"].append("../outside.txt")
+    else:
+        page = next(iter(manifest["pages"].values()))
+        page["output"] = "../outside.txt"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert read_manifest(project.site) is None
+    with project.store() as store:
+        store.put(CommitRecord(commit=make_commit(f"after-{where}", "[Doc] New", datetime(2026, 1, 26, tzinfo=UTC))))
+    project.assert_incremental_equals_cold()
+    assert outside.read_text(encoding="utf-8") == "not the site's"
+    assert b"not the site's" not in b"".join(snapshot(project.site).values())

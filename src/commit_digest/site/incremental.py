@@ -14,9 +14,10 @@ import logging
 import os
 import shutil
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from commit_digest.site.fingerprint import digest
 
@@ -30,9 +31,22 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _inside_the_site(path: str) -> str:
+    """A path the manifest gives relative to its site must stay inside it: the next build copies,
+    moves over and deletes what the manifest names, and the manifest is read from the published
+    site, which a build does not write alone."""
+    parts = PurePosixPath(path).parts
+    if not parts or path.startswith("/") or "\\" in path or "\0" in path or ".." in parts:
+        raise ValueError(f"not a path inside the site: {path!r}")
+    return path
+
+
+SitePath = Annotated[str, AfterValidator(_inside_the_site)]
+
+
 class OutputRecord(_Strict):
     digest: str
-    output: str  # the output's path relative to the site: a file (page) or a folder (search partition)
+    output: SitePath  # relative to the site: a file (page) or a folder (search partition)
     details: dict[str, object] = {}
 
 
@@ -46,7 +60,7 @@ class BuildManifest(_Strict):
     # Every file this build wrote, relative to its site (pages and partitions it reused are in
     # ``pages`` and ``search``). None from a build that did not say: the next one cannot tell
     # which of its files are gone, so it builds a whole new site instead of updating this one.
-    written: list[str] | None = None
+    written: list[SitePath] | None = None
 
     def files(self) -> set[str]:
         """The files of the site this build published, but those of its search partitions."""

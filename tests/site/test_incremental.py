@@ -320,19 +320,26 @@ def test_a_damaged_summaries_file_costs_time_not_pages(project: Project, content
     project.assert_incremental_equals_cold()
 
 
-def test_a_forged_summary_is_refused(project: Project) -> None:
+@pytest.mark.parametrize("forgery", ["label", "place"])
+def test_a_forged_summary_is_refused(project: Project, forgery: str) -> None:
     """A kept summary that does not pass the checks a record's labels pass is not used: its
-    record is read again."""
+    record (or every record, when the table of labels fails) is read again."""
     project.build()
     path = project.site / SUMMARIES_PATH
-    header, *lines = gzip.decompress(path.read_bytes()).splitlines()
-    text_digest, _, row = lines[0].partition(b" ")
+    header, labels, *lines = gzip.decompress(path.read_bytes()).splitlines()
+    table = json.loads(labels)
+    at = next(at for at, line in enumerate(lines) if json.loads(line.partition(b" ")[2])[14])  # has a platform
+    text_digest, _, row = lines[at].partition(b" ")
     forged = json.loads(row)
-    forged[14] = [["<script>", "rule", "forged"]]  # a platform id no label may have
-    lines[0] = text_digest + b" " + json.dumps(forged).encode()
-    path.write_bytes(gzip.compress(b"\n".join([header, *lines]) + b"\n"))
+    if forgery == "label":
+        table[forged[14][0]] = ["<script>", "rule", "forged"]  # an id no label may have
+    else:
+        forged[14] = [len(table)]  # a label the table does not have
+    lines[at] = text_digest + b" " + json.dumps(forged).encode()
+    path.write_bytes(gzip.compress(b"\n".join([header, json.dumps(table).encode(), *lines]) + b"\n"))
     with project.store() as store:
-        store.put(CommitRecord(commit=make_commit("after-forged", "[Doc] New", datetime(2026, 1, 22, tzinfo=UTC))))
+        commit = make_commit(f"after-forged-{forgery}", "[Doc] New", datetime(2026, 1, 22, tzinfo=UTC))
+        store.put(CommitRecord(commit=commit))
     project.assert_incremental_equals_cold()
 
 

@@ -5,9 +5,9 @@ Parsing and labelling every record is what a build after one new day would other
 of its time on, however few commits arrived. The summaries are kept by the digest of each
 record's stored text, with the build's shared digest (code, configuration, taxonomy): a record
 whose text changed is read again, and a change of code or configuration reads everything.
-The file sits in the published site, so it is JSON (a header line, then one line per record),
-each row validated when read; anything wrong with it costs only time (those records are read
-again), never a page.
+The file sits in the published site, so it is JSON (a header line, the table of the labels the
+rows name, then one line per record), each row validated when read; anything wrong with it costs
+only time (those records are read again), never a page.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Annotated
 from pydantic import StringConstraints, TypeAdapter, ValidationError
 
 from commit_digest.impact.extract import OperatorChange, OperatorImpact
-from commit_digest.models import AnalysisStatus, LabelId, LabelSource, restored_label
+from commit_digest.models import AnalysisStatus, Label, LabelId, LabelSource, restored_label
 from commit_digest.relations import CommitLinks
 from commit_digest.site.incremental import MANIFEST_PATH
 from commit_digest.site.model import CommitSummary, SiteCommit
@@ -32,7 +32,7 @@ from commit_digest.site.wording import Wording
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.summaries")
 
-FORMAT = 2
+FORMAT = 3
 
 
 _LabelRow = tuple[LabelId, LabelSource, Annotated[str, StringConstraints(max_length=300)]]
@@ -53,8 +53,8 @@ _Row = tuple[
     str | None,  # change type
     AnalysisStatus,
     datetime,  # local time
-    tuple[_LabelRow, ...],  # platforms
-    tuple[_LabelRow, ...],  # subsystems
+    tuple[int, ...],  # platforms: their places in the file's table of labels
+    tuple[int, ...],  # subsystems
     str,  # fingerprint
     CommitLinks.Parts,
     tuple[OperatorChange, ...] | None,  # the operator impact's changes; None: not found yet
@@ -69,11 +69,14 @@ class _Header:
 
 
 _HEADER = TypeAdapter(_Header)
+# Every label the rows name, once: most commits share their labels and their reasons.
+_LABELS: TypeAdapter[list[_LabelRow]] = TypeAdapter(list[_LabelRow])
 _ROW: TypeAdapter[_Row] = TypeAdapter(_Row)
 PATH = Path(MANIFEST_PATH).parent / "summaries.jsonl.gz"
 
 
-def _row(commit: SiteCommit) -> _Row:
+def _row(commit: SiteCommit, places: dict[tuple[str, LabelSource, str], int]) -> _Row:
+    """The row of a commit; ``places`` numbers the labels (and learns the new ones)."""
     summary, impact = commit.summary, commit.impact
     return (
         summary.repository,
@@ -90,8 +93,8 @@ def _row(commit: SiteCommit) -> _Row:
         summary.change_type,
         summary.status,
         commit.local_time,
-        tuple((label.id, label.source, label.reason) for label in commit.platforms),
-        tuple((label.id, label.source, label.reason) for label in commit.subsystems),
+        tuple(places.setdefault((label.id, label.source, label.reason), len(places)) for label in commit.platforms),
+        tuple(places.setdefault((label.id, label.source, label.reason), len(places)) for label in commit.subsystems),
         commit.fingerprint,
         commit.links.parts(),
         None if impact is None else impact.changes,
@@ -99,13 +102,14 @@ def _row(commit: SiteCommit) -> _Row:
     )
 
 
-def _site_commit(row: _Row, wording: Wording | None, source: RecordSource | None) -> SiteCommit:
+def _site_commit(row: _Row, labels: list[Label], wording: Wording | None, source: RecordSource | None) -> SiteCommit:
+    """The commit of a checked row; IndexError when it names a label the table does not have."""
     platforms, subsystems, fingerprint, links, changes, partial = row[14:]
     return SiteCommit(
         summary=CommitSummary(*row[:13]),
         local_time=row[13],
-        platforms=tuple(restored_label(*label) for label in platforms),
-        subsystems=tuple(restored_label(*label) for label in subsystems),
+        platforms=tuple(labels[place] for place in platforms),
+        subsystems=tuple(labels[place] for place in subsystems),
         fingerprint=fingerprint,
         wording=wording,
         source=source,
@@ -131,8 +135,9 @@ class Summaries:
     SiteCommit when asked for and then dropped: the build holds its commits once, not their rows
     besides (rows for 6,000 commits held 33 MB)."""
 
-    def __init__(self, lines: dict[str, bytes] | None = None) -> None:
+    def __init__(self, lines: dict[str, bytes] | None = None, labels: list[Label] | None = None) -> None:
         self._lines: dict[str, bytes] = lines or {}  # the previous build's rows, not yet asked for
+        self._labels: list[Label] = labels or []  # the labels they name, by place
         self._commits: list[tuple[str, SiteCommit]] = []  # this build's, for the next one
         self._refused = 0
 
@@ -146,11 +151,10 @@ class Summaries:
         if line is None:
             return None
         try:
-            row = _ROW.validate_json(line)
-        except ValidationError:
+            found = _site_commit(_ROW.validate_json(line), self._labels, wording, source)
+        except (ValidationError, IndexError):
             self._refused += 1
             return None
-        found = _site_commit(row, wording, source)
         self._commits.append((text_digest, found))
         return found
 
@@ -172,10 +176,15 @@ class Summaries:
         path = site_dir / PATH
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(path.name + ".partial")
+        places: dict[tuple[str, LabelSource, str], int] = {}
+        rows = [
+            text_digest.encode("ascii") + b" " + _ROW.dump_json(_row(commit, places)) + b"\n"
+            for text_digest, commit in sorted(self._commits, key=lambda pair: pair[0])
+        ]
         with gzip.GzipFile(partial, "wb", compresslevel=1, mtime=0) as out:
             out.write(_HEADER.dump_json(_Header(FORMAT, shared)) + b"\n")
-            for text_digest, commit in sorted(self._commits, key=lambda pair: pair[0]):
-                out.write(text_digest.encode("ascii") + b" " + _ROW.dump_json(_row(commit)) + b"\n")
+            out.write(_LABELS.dump_json(list(places)) + b"\n")
+            out.writelines(rows)
         partial.replace(path)
 
 
@@ -193,10 +202,11 @@ def recall_summaries(site_dir: Path | None, shared: str) -> Summaries:
             header = _HEADER.validate_json(kept.readline())
             if header.format != FORMAT or header.shared != shared:
                 return Summaries()
+            labels = [restored_label(*label) for label in _LABELS.validate_json(kept.readline())]
             for line in kept:
                 text_digest, _, row = line.partition(b" ")
                 lines[text_digest.decode("ascii", errors="replace")] = row
     except (OSError, EOFError, ValidationError) as error:
         logger.info("commit-digest: ignoring %s: %s", path, str(error).splitlines()[0])
         return Summaries()
-    return Summaries(lines)
+    return Summaries(lines, labels)

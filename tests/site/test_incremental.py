@@ -258,7 +258,8 @@ def test_search_partitions_are_closed_quarters_and_the_newest_quarters_months() 
 
 
 def test_a_new_day_classifies_only_its_own_commits(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The taxonomy's labels of the archive's commits are kept from the previous build."""
+    """The taxonomy's labels of the archive's commits are kept from the previous build (with
+    the rest of what it made of each commit)."""
     classified: list[str] = []
     original = taxonomy_module.classify
 
@@ -272,7 +273,7 @@ def test_a_new_day_classifies_only_its_own_commits(project: Project, monkeypatch
         store.put(CommitRecord(commit=make_commit("classified-once", "[CI] Only this one is new", when)))
     project.build()
     assert classified == ["[CI] Only this one is new"]
-    project.assert_incremental_equals_cold()  # a cold build classifies all and keeps the same file
+    project.assert_incremental_equals_cold()  # a cold build classifies all and keeps the same summaries
 
 
 def test_a_new_day_parses_only_its_own_records(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:

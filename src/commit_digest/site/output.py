@@ -109,32 +109,6 @@ def search_partitions(index: SiteIndex) -> Iterator[tuple[str, list[SiteCommit]]
     return partitions_of(newest_first, lambda item: item.day)
 
 
-def write_search_index(
-    site_dir: Path,
-    index: SiteIndex,
-    taxonomy: Taxonomy,
-    *,
-    language: str,
-    directory_urls: bool,
-    previous: PreviousBuild,
-    manifest: BuildManifest,
-    workers: int = 1,
-    in_place: bool = False,
-) -> None:
-    """The sharded search index under search/ (see ``start_search_index``), written now."""
-    start_search_index(
-        site_dir,
-        index,
-        taxonomy,
-        language=language,
-        directory_urls=directory_urls,
-        previous=previous,
-        manifest=manifest,
-        workers=workers,
-        in_place=in_place,
-    ).finish()
-
-
 def start_search_index(
     site_dir: Path,
     index: SiteIndex,

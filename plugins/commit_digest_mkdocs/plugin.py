@@ -54,6 +54,7 @@ from commit_digest.site.incremental import (
 )
 from commit_digest.site.model import SiteCommit, SiteRepository, index_of, site_narratives
 from commit_digest.site.output import (
+    PendingSearchIndex,
     feed_head_links,
     link_reused_pages,
     start_search_index,
@@ -135,6 +136,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._env: jinja2.Environment | None = None
         self._files: Files | None = None
         self._source: RecordSource | None = None  # where pages read the records they show
+        # Started by on_files, finished by on_post_build (see _start_outputs).
+        self._search_index: PendingSearchIndex | None = None
+        self._summaries_written: Started[None] | None = None
         self._summaries = Summaries()  # every commit's summary, kept for the next build
 
     # Before material's search reads the theme language.
@@ -143,6 +147,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         # Before anything below changes the configuration: run_build computes the same digest.
         self._shared = shared_inputs_digest(config)
         self._index, self._revision = None, None  # read the store anew for every build
+        self._cancel_outputs()  # none is left from an earlier build, but be sure (mkdocs serve)
         # Before any plugin asks for the site index (gen-files scripts do, before on_files).
         previous_site, self.written_manifest = self.previous_site_dir, None
         previous_manifest = self.previous_manifest
@@ -249,7 +254,46 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._page_urls = [base_url + file.url for file in files.documentation_pages()]
         self._page_urls += [base_url + output.removesuffix("index.html") for _, output in self._reused]
         self._page_urls += [base_url + url for _, _, url in self._framed]
+        with _as_plugin_error():
+            self._start_outputs(config)
         return files
+
+    def _start_outputs(self, config: MkDocsConfig) -> None:
+        """Starts, in workers of their own, what needs only the site index: the changed search
+        partitions and the summaries kept for the next build. They run while MkDocs renders its
+        pages and this plugin its framed ones; on_post_build waits for them."""
+        assert self._index is not None and self.taxonomy is not None
+        site_dir = Path(config.site_dir)
+        self._search_index = start_search_index(
+            site_dir,
+            self._index,
+            self.taxonomy,
+            language=self.site_options.language,
+            directory_urls=config.use_directory_urls,
+            previous=self._previous,
+            manifest=self._manifest,
+            workers=self._workers,
+            in_place=self._in_place,
+        )
+        shared, summaries = self._shared, self._summaries
+        self._summaries_written = Started(
+            lambda _: summaries.write(site_dir, shared), 1, workers=self._workers, isolated=True
+        )
+
+    @property
+    def _in_place(self) -> bool:
+        return self.publish_in_place and self._previous.usable
+
+    def on_build_error(self, *, error: Exception) -> None:
+        """Stops the workers started for this build: its folder is about to be removed."""
+        self._cancel_outputs()
+
+    def _cancel_outputs(self) -> None:
+        if self._search_index is not None:
+            self._search_index.cancel()
+        if self._summaries_written is not None:
+            self._summaries_written.cancel()
+        self._search_index, self._summaries_written = None, None
 
     def _add_framed(self, spec: PageSpec, config: MkDocsConfig) -> None:
         """A page outside the navigation: copied from the previous build when its inputs are
@@ -319,28 +363,11 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             return
         assert self.taxonomy is not None
         site_dir = Path(config.site_dir)
-        in_place = self.publish_in_place and self._previous.usable
-        if not in_place:
+        if not self._in_place:
             link_reused_pages(site_dir, self._reused)
+        search_index, summaries_written = self._search_index, self._summaries_written
+        assert search_index is not None and summaries_written is not None  # started by on_files
         with _as_plugin_error():
-            # The changed search partitions are built by a worker of their own while the pages
-            # and the feeds are written: they need nothing of each other.
-            search_index = start_search_index(
-                site_dir,
-                self._index,
-                self.taxonomy,
-                language=self.site_options.language,
-                directory_urls=config.use_directory_urls,
-                previous=self._previous,
-                manifest=self._manifest,
-                workers=self._workers,
-                in_place=in_place,
-            )
-            # So are the summaries kept for the next build (0.4 s at 15,000 commits).
-            shared, summaries = self._shared, self._summaries
-            summaries_written = Started(
-                lambda _: summaries.write(site_dir, shared), 1, workers=self._workers, isolated=True
-            )
             try:
                 self._write_framed(config, site_dir)
                 facts = status_facts(self._index, last_fetch=self._last_fetch)
@@ -349,9 +376,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 self._manifest.status = facts
                 feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
             except BaseException:
-                search_index.cancel()
-                summaries_written.cancel()
+                self._cancel_outputs()
                 raise
+            self._search_index, self._summaries_written = None, None
             search_index.finish()
             list(summaries_written.results())
         write_sitemap(site_dir, self._page_urls)

@@ -37,7 +37,6 @@ from commit_digest.site.feeds import Feed, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.followed import (
     followed_repositories,
-    labelling_taxonomies,
     site_last_fetch,
     site_releases,
     site_taxonomy,
@@ -343,10 +342,6 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             return output  # a frame shared by many pages: each adds its own (ThemeFrames.head)
         links = self._feed_links(page.file.src_uri)
         return output.replace("</head>", links + "</head>", 1) if links else output
-
-    def _taxonomies(self) -> list[Taxonomy]:
-        assert self.taxonomy is not None
-        return list(labelling_taxonomies(self.taxonomy, self.repositories).values())
 
     @property
     def _workers(self) -> int:

@@ -6,7 +6,6 @@ it gives carries the reasons (which tag, path or word matched), so a reader can 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -270,19 +269,6 @@ class Taxonomy(_Frozen):
     model_config = ConfigDict(extra="forbid", frozen=True, ignored_types=(cached_property,))
 
     @cached_property
-    def _classified(self) -> dict[str, Classification]:
-        return {}
-
-    @cached_property
-    def _asked(self) -> set[str]:
-        return set()
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """Names these rules: classifications remembered under it hold while the rules do."""
-        return hashlib.blake2b(self.model_dump_json().encode(), digest_size=16).hexdigest()
-
-    @cached_property
     def _path_matches(self) -> dict[str, _PathMatch]:
         return {}
 
@@ -301,30 +287,10 @@ class Taxonomy(_Frozen):
         return found
 
     def classify(self, title: str, message: str, paths: Sequence[str]) -> Classification:
-        """``classify``'s labels with this taxonomy (without the list of all reasons), remembered:
-        a build labels every commit by the current rules, once per language, and an archive's
-        commits do not change between languages."""
-        key = classification_key(title, message, paths)
-        self._asked.add(key)
-        found = self._classified.get(key)
-        if found is None:
-            # The labels (each with its shown reason), not every reason behind them: a site
-            # keeps this for each commit of its archive.
-            labels = classify(title, message, paths, self)
-            found = self._classified[key] = Classification(platforms=labels.platforms, subsystems=labels.subsystems)
-        return found
-
-    def remembered(self) -> dict[str, Classification]:
-        """The classifications asked for so far (by ``classification_key``, in key order), for
-        the next build: what an earlier build remembered of commits since changed is left out."""
-        return {key: self._classified[key] for key in sorted(self._asked)}
-
-    def remember(self, classified: dict[str, Classification], *, asked: bool = False) -> None:
-        """Classifications made with these same rules (by a previous build, or another process
-        of this one: ``asked``, kept for the next build too): not made again."""
-        self._classified.update(classified)
-        if asked:
-            self._asked.update(classified)
+        """``classify``'s labels with this taxonomy, without the list of all reasons behind them:
+        a site keeps the labels (each with its shown reason) of every commit of its archive."""
+        labels = classify(title, message, paths, self)
+        return Classification(platforms=labels.platforms, subsystems=labels.subsystems)
 
     def platform(self, label_id: str) -> LabelRule | None:
         return next((rule for rule in self.platforms if rule.id == label_id), None)
@@ -345,12 +311,6 @@ class Classification(_Frozen):
     platforms: tuple[Label, ...] = ()
     subsystems: tuple[Label, ...] = ()
     reasons: dict[str, list[str]] = Field(default_factory=dict)
-
-
-def classification_key(title: str, message: str, paths: Sequence[str]) -> str:
-    """A commit's text and paths as a short key (the texts themselves are not kept twice)."""
-    text = "\x00".join((title, message, *paths))
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def normalize_tag(tag: str) -> str:

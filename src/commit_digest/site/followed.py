@@ -3,7 +3,7 @@ labelled by, and the taxonomy the site's pages are organised by."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import datetime
 
 from commit_digest.fetch import last_fetch_time
@@ -44,16 +44,6 @@ def followed_repositories(settings: DigestSettings, site: Taxonomy) -> tuple[Sit
             )
         )
     return tuple(followed)
-
-
-def labelling_taxonomies(site: Taxonomy, repositories: Sequence[SiteRepository]) -> dict[str, Taxonomy]:
-    """The taxonomies the site's commits are labelled by (the site's and the repositories' own),
-    by fingerprint: equal rules are one taxonomy."""
-    found = {site.fingerprint: site}
-    for repository in repositories:
-        if repository.taxonomy is not None:
-            found.setdefault(repository.taxonomy.fingerprint, repository.taxonomy)
-    return found
 
 
 def site_records(store: AnalysisStore, settings: DigestSettings) -> Iterator[CommitRecord]:

@@ -16,16 +16,13 @@ from zoneinfo import ZoneInfo
 
 from commit_digest.models import LanguageCode
 from commit_digest.site.fingerprint import text_digest
-from commit_digest.site.followed import labelling_taxonomies
 from commit_digest.site.model import SiteCommit, SiteRepository, site_commits
 from commit_digest.site.parallel import batches_of, map_batches
 from commit_digest.site.record_source import RecordSource
 from commit_digest.site.summaries import Summaries
 from commit_digest.site.wording import Wording
 from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import Classification, Taxonomy
-
-_Learned = dict[str, dict[str, Classification]]  # taxonomy fingerprint -> what a worker classified
+from commit_digest.taxonomy import Taxonomy
 
 
 def read_site_commits(
@@ -40,10 +37,8 @@ def read_site_commits(
 ) -> list[SiteCommit]:
     """Every stored commit of ``repositories`` as the site shows it (in no set order). A record
     whose stored text the ``summaries`` know is taken from there; the others are read by
-    ``workers`` processes, what they classified is remembered by ``taxonomy`` and the
-    repositories' own taxonomies as if classified here, and ``summaries`` learn them."""
+    ``workers`` processes, and ``summaries`` learn them."""
     summaries = Summaries() if summaries is None else summaries
-    taxonomies = labelling_taxonomies(taxonomy, repositories)
     wording = Wording(language, taxonomy)
     found: list[SiteCommit] = []
     with AnalysisStore(source.directory) as store:
@@ -63,7 +58,7 @@ def read_site_commits(
         summaries.forget_unasked()
     batches = batches_of(len(keys), workers, per_worker=1)
 
-    def read(number: int) -> tuple[list[tuple[str, SiteCommit]], _Learned]:
+    def read(number: int) -> list[tuple[str, SiteCommit]]:
         read_here: list[tuple[str, SiteCommit]] = []
         with AnalysisStore(source.directory) as store:
             for position in batches[number]:
@@ -77,12 +72,10 @@ def read_site_commits(
                 ):
                     # Sent back without what belongs to this process: the parent attaches its own.
                     read_here.append((text_digest(text), dataclasses.replace(item, wording=None, source=None)))
-        return read_here, {fingerprint: found.remembered() for fingerprint, found in taxonomies.items()}
+        return read_here
 
-    for read_there, learned in map_batches(read, len(batches), workers=workers):
+    for read_there in map_batches(read, len(batches), workers=workers):
         for stored, item in read_there:
             summaries.add(stored, item)
             found.append(dataclasses.replace(item, wording=wording, source=source))
-        for fingerprint, classified in learned.items():
-            taxonomies[fingerprint].remember(classified, asked=True)
     return found

@@ -321,7 +321,10 @@ def test_a_damaged_summaries_file_costs_time_not_pages(project: Project, content
     project.assert_incremental_equals_cold()
 
 
-@pytest.mark.parametrize("forgery", ["label", "place"])
+PLATFORMS = 11  # a summary row's platforms: places in the file's table of labels
+
+
+@pytest.mark.parametrize("forgery", ["label", "place", "repository", "sha", "group"])
 def test_a_forged_summary_is_refused(project: Project, forgery: str) -> None:
     """A kept summary that does not pass the checks a record's labels pass is not used: its
     record (or every record, when the table of labels fails) is read again."""
@@ -329,13 +332,19 @@ def test_a_forged_summary_is_refused(project: Project, forgery: str) -> None:
     path = project.site / SUMMARIES_PATH
     header, labels, *lines = gzip.decompress(path.read_bytes()).splitlines()
     table = json.loads(labels)
-    at = next(at for at, line in enumerate(lines) if json.loads(line.partition(b" ")[2])[14])  # has a platform
+    at = next(at for at, line in enumerate(lines) if json.loads(line.partition(b" ")[2])[PLATFORMS])
     text_digest, _, row = lines[at].partition(b" ")
     forged = json.loads(row)
     if forgery == "label":
-        table[forged[14][0]] = ["<script>", "rule", "forged"]  # an id no label may have
-    else:
-        forged[14] = [len(table)]  # a label the table does not have
+        table[forged[PLATFORMS][0]] = ["<script>", "rule", "forged"]  # an id no label may have
+    elif forgery == "place":
+        forged[PLATFORMS] = [len(table)]  # a label the table does not have
+    elif forgery == "repository":  # its links are made from it
+        forged[0] = 'vllm-project/vllm"><script>alert(1)</script>'
+    elif forgery == "sha":
+        forged[1] = "javascript:alert(1)"
+    else:  # pages put the group in class names
+        forged[7] = 'high" onmouseover="alert(1)'
     lines[at] = text_digest + b" " + json.dumps(forged).encode()
     path.write_bytes(gzip.compress(b"\n".join([header, json.dumps(table).encode(), *lines]) + b"\n"))
     with project.store() as store:

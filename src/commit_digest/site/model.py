@@ -49,17 +49,27 @@ class CommitSummary:
 
     repository: str
     sha: str
-    short_sha: str
     title: str
     author_name: str
     committed_at: datetime
-    web_url: str
-    pr_url: str | None
     pr_number: int | None
     analysed: bool  # an ok analysis
     group: str  # its importance, or UNANALYSED
     change_type: str | None
     status: AnalysisStatus
+
+    # Made from the repository, sha and pull request number when asked, as Commit makes them.
+    @property
+    def short_sha(self) -> str:
+        return self.sha[:12]
+
+    @property
+    def web_url(self) -> str:
+        return f"https://github.com/{self.repository}/commit/{self.sha}"
+
+    @property
+    def pr_url(self) -> str | None:
+        return None if self.pr_number is None else f"https://github.com/{self.repository}/pull/{self.pr_number}"
 
     @classmethod
     def of(cls, record: CommitRecord) -> CommitSummary:
@@ -68,12 +78,9 @@ class CommitSummary:
         return cls(
             repository=commit.repository,
             sha=commit.sha,
-            short_sha=commit.short_sha,
             title=commit.title,
             author_name=commit.author_name,
             committed_at=commit.committed_at,
-            web_url=commit.web_url,
-            pr_url=commit.pr_url,
             pr_number=commit.pr_number,
             analysed=analysed,
             group=analysis.importance.value

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from commit_digest.search import search_names
 from commit_digest.search.documents import search_document
-from commit_digest.search.index import PartitionInfo, bucket_files, build_partition, partitions_of
+from commit_digest.search.index import PartitionInfo, SearchNames, bucket_files, build_partition, partitions_of
 from commit_digest.search.index import manifest as search_manifest
 from commit_digest.site import paths
 from commit_digest.site.feeds import Feed, feed_documents
@@ -161,9 +161,9 @@ def start_search_index(
     # in worker processes, one per batch: the parent never holds a partition.
     batches = [range(position, position + 1) for position in range(len(to_build))]
     started = Started(build_batch, len(batches), workers=workers, isolated=True)
-    return PendingSearchIndex(
-        started, found, folders, target, index, taxonomy, language, directory_urls, manifest, commit_url
-    )
+    followed = tuple((item.name, item.title) for item in index.repositories) if several else ()
+    names = search_names(taxonomy, language, directory_urls=directory_urls, repositories=followed)
+    return PendingSearchIndex(started, found, folders, target, manifest, names, commit_url)
 
 
 @dataclass
@@ -174,11 +174,8 @@ class PendingSearchIndex:
     found: list[tuple[str, str, PartitionInfo | None]]  # every partition: (id, digest, info when reused)
     folders: dict[str, Path]  # where each reused partition's files are, when not in ``target``
     target: Path
-    index: SiteIndex
-    taxonomy: Taxonomy
-    language: str
-    directory_urls: bool
     manifest: BuildManifest
+    names: SearchNames
     commit_url: str
 
     def cancel(self) -> None:
@@ -209,11 +206,5 @@ class PendingSearchIndex:
         (target / "filter").mkdir(exist_ok=True)
         for relative, content in bucket_files(filters):
             (target / relative).write_bytes(content)
-        followed = (
-            tuple((item.name, item.title) for item in self.index.repositories)
-            if self.index.several_repositories
-            else ()
-        )
-        names = search_names(self.taxonomy, self.language, directory_urls=self.directory_urls, repositories=followed)
-        (target / "manifest.json").write_bytes(search_manifest(partitions, names, commit_url=self.commit_url))
+        (target / "manifest.json").write_bytes(search_manifest(partitions, self.names, commit_url=self.commit_url))
         logger.info("commit-digest: search index: %s partitions, %s files written", len(partitions), written)

@@ -18,12 +18,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import StringConstraints, TypeAdapter, ValidationError
+from pydantic import PositiveInt, StringConstraints, TypeAdapter, ValidationError
 
 from commit_digest.impact.extract import OperatorChange, OperatorImpact
-from commit_digest.models import AnalysisStatus, Label, LabelId, LabelSource, restored_label
+from commit_digest.models import (
+    AnalysisStatus,
+    ChangeType,
+    Label,
+    LabelId,
+    LabelSource,
+    Repository,
+    Sha,
+    restored_label,
+)
 from commit_digest.relations import CommitLinks
 from commit_digest.site.incremental import MANIFEST_PATH
 from commit_digest.site.model import CommitSummary, SiteCommit
@@ -32,25 +41,23 @@ from commit_digest.site.wording import Wording
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.summaries")
 
-FORMAT = 3
+FORMAT = 4
 
 
 _LabelRow = tuple[LabelId, LabelSource, Annotated[str, StringConstraints(max_length=300)]]
 # One commit, as plain values: pydantic checks rows of these far faster than the same commits as
 # nested models and dataclasses.
+# What pages put in links and attributes is checked as the record's own fields are.
 _Row = tuple[
-    str,  # repository
-    str,  # sha
-    str,  # short sha
+    Repository,
+    Sha,
     str,  # title
     str,  # author name
     datetime,  # committed at
-    str,  # web URL
-    str | None,  # pull request URL
-    int | None,  # pull request number
+    PositiveInt | None,  # pull request number
     bool,  # analysed
-    str,  # group
-    str | None,  # change type
+    Literal["high", "medium", "low", "unanalysed"],  # group: its importance, or UNANALYSED
+    ChangeType | None,
     AnalysisStatus,
     datetime,  # local time
     tuple[int, ...],  # platforms: their places in the file's table of labels
@@ -81,16 +88,13 @@ def _row(commit: SiteCommit, places: dict[tuple[str, LabelSource, str], int]) ->
     return (
         summary.repository,
         summary.sha,
-        summary.short_sha,
         summary.title,
         summary.author_name,
         summary.committed_at,
-        summary.web_url,
-        summary.pr_url,
         summary.pr_number,
         summary.analysed,
         summary.group,
-        summary.change_type,
+        ChangeType(summary.change_type) if summary.change_type else None,
         summary.status,
         commit.local_time,
         tuple(places.setdefault((label.id, label.source, label.reason), len(places)) for label in commit.platforms),
@@ -104,10 +108,12 @@ def _row(commit: SiteCommit, places: dict[tuple[str, LabelSource, str], int]) ->
 
 def _site_commit(row: _Row, labels: list[Label], wording: Wording | None, source: RecordSource | None) -> SiteCommit:
     """The commit of a checked row; IndexError when it names a label the table does not have."""
-    platforms, subsystems, fingerprint, links, changes, partial = row[14:]
+    change_type = row[8]
+    summary = CommitSummary(*row[:8], change_type.value if change_type else None, row[9])  # type: ignore[misc]
+    local_time, platforms, subsystems, fingerprint, links, changes, partial = row[10:]
     return SiteCommit(
-        summary=CommitSummary(*row[:13]),
-        local_time=row[13],
+        summary=summary,
+        local_time=local_time,
         platforms=tuple(labels[place] for place in platforms),
         subsystems=tuple(labels[place] for place in subsystems),
         fingerprint=fingerprint,

@@ -3,7 +3,6 @@ commit whose searchable text holds the term, and filters narrow by label."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from zoneinfo import ZoneInfo
@@ -13,6 +12,7 @@ import pytest
 from commit_digest.models import CommitRecord
 from commit_digest.search import search_documents, search_files, search_names
 from commit_digest.search.index import (
+    CHUNK_SIZE,
     MANIFEST,
     build_partition,
     decode_shard,
@@ -21,6 +21,7 @@ from commit_digest.search.index import (
     quarter,
     shard_count,
 )
+from commit_digest.search.query import PULL_REQUEST_GRAM
 from commit_digest.search.reader import search
 from commit_digest.search.tokens import normalise
 from commit_digest.site import build_index
@@ -112,21 +113,36 @@ def test_partitions_by_quarter_and_newest_months_newest_first(
     assert all(("m" in part) == part.startswith(quarter(newest)) for part in ids)
 
 
-def test_a_partition_is_built_alone_from_its_documents(analysed_sample: list[CommitRecord], taxonomy: Taxonomy) -> None:
-    """What a worker process builds: each partition's files and manifest entry from its documents
-    alone, the same in any order as in one pass over all of them."""
+def test_a_partition_is_built_from_a_stream_of_its_documents(
+    analysed_sample: list[CommitRecord], taxonomy: Taxonomy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a worker process builds: a partition from a one-shot stream of its documents, made a
+    few at a time, holding each document once, in order, under its own id."""
+    from commit_digest.search import index as index_module
+
+    monkeypatch.setattr(index_module, "INDEX_CHUNK", 3)  # several chunks, the last one short
     index = build_index(
         spread_over_quarters(analysed_sample), repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=taxonomy
     )
     documents = list(search_documents(index, taxonomy))
-    files = dict(search_files(iter(documents), search_names(taxonomy, "en"), commit_url="c/{sha}"))
-    entries = {part["id"]: part for part in json.loads(files[MANIFEST])["partitions"]}
-    partitions = list(partitions_of(documents, lambda document: document.day))
-    assert len(partitions) >= 3
-    for part_id, held in reversed(partitions):
-        alone, info = build_partition(part_id, held)
-        assert dict(alone) == {path: content for path, content in files.items() if path.startswith(f"{part_id}/")}
-        assert dataclasses.asdict(info) == entries[part_id]
+    part_id, held = max(partitions_of(documents, lambda document: document.day), key=lambda part: len(part[1]))
+    assert len(held) > 3 and len(held) % 3
+    files, info = build_partition(part_id, iter(held))
+    files_by_path = dict(files)
+    rows = [
+        row
+        for chunk in range(-(-len(held) // CHUNK_SIZE))
+        for row in json.loads(files_by_path[f"{part_id}/d/{chunk}.json"])
+    ]
+    assert rows == [json.loads(json.dumps(document.row(), ensure_ascii=False)) for document in held]
+    assert info.docs == len(held) == sum(count for _day, count in info.days or [])
+    postings = {}
+    for path, content in files:
+        if "/s/" in path:
+            postings.update(decode_shard(content))
+    for doc_id, document in enumerate(held):
+        if document.pull_request:  # its "#N" gram names this document's id
+            assert doc_id in dict(postings[PULL_REQUEST_GRAM + str(document.pull_request)]), document.title
 
 
 def test_entry_encoding_round_trips() -> None:

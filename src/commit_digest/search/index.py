@@ -112,10 +112,6 @@ class SearchDocument:
             self.repository,
         ]
 
-    def grams(self) -> dict[str, int]:
-        """Every gram of the document with its level (the best field holding it)."""
-        return {gram: level for level, grams in self.grams_by_level() for gram in grams}
-
     def grams_by_level(self, known: RunGrams | None = None) -> list[tuple[int, set[str]]]:
         """The document's grams by level, best first, each gram under the best field holding it
         (``known``: as for ``grams_of``)."""

@@ -19,7 +19,7 @@ from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.escape import html_text
 from commit_digest.site.facts import SiteFacts
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.impact_view import IMPACT_KINDS, change_html, kind_name, kinds_of, platforms_of
+from commit_digest.site.impact_view import IMPACT_KINDS, kind_name, kinds_of, platforms_of
 from commit_digest.site.model import Day, SiteCommit
 from commit_digest.site.render import render
 from commit_digest.site.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, fold_series, label_weeks
@@ -48,7 +48,6 @@ class Meaning:
         """The helpers every page sees alike."""
         return {
             "facts": self.facts,
-            "change_html": lambda change: change_html(change, self.context.texts),
             "impact_kind_name": lambda kind: kind_name(kind, self.context.texts),
             "release_page": self.release_page,
             "series_page": lambda series: paths.series_page(series.slug),

@@ -139,17 +139,14 @@ class _Context:
             "label_month_page": paths.label_month_page,
             "label_name": self.label_name,
             "label_description": self.label_description,
-            "label_reason": self.label_reason,
             "label_counts": self.label_counts,
             "type_name": self.type_name,
-            "importance_name": self.importance_name,
             "status_name": self.status_name,
             "format_time": self.format_time,
             "clock": clock,
             "web_url": lambda item: Markup(item.summary.web_url),
             "pr_url": lambda item: Markup(item.summary.pr_url or ""),
             "model_name": _model_name,
-            "insight_items": self.insight_items,
             # A date is one word to a reader: never broken at its hyphens.
             "nowrap": lambda text: Markup('<span class="digest-nowrap">%s</span>') % text,
             "several_repositories": self.index.several_repositories,
@@ -263,9 +260,6 @@ class _Context:
 
     def status_name(self, status: AnalysisStatus | str) -> Markup:
         return self.texts(f"status_{AnalysisStatus(status).value}")
-
-    def importance_name(self, item: SiteCommit) -> Markup:
-        return self.texts(f"importance_{item.group}" if item.group != "unanalysed" else "importance_none")
 
     def format_time(self, moment: datetime) -> Markup:
         local = moment.astimezone(self.zone)

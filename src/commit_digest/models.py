@@ -146,13 +146,11 @@ class Commit(StrictModel):
 
     @property
     def web_url(self) -> str:
-        return f"https://github.com/{self.repository}/commit/{self.sha}"
+        return commit_url(self.repository, self.sha)
 
     @property
     def pr_url(self) -> str | None:
-        if self.pr_number is None:
-            return None
-        return f"https://github.com/{self.repository}/pull/{self.pr_number}"
+        return pull_request_url(self.repository, self.pr_number)
 
     @property
     def additions(self) -> int:
@@ -165,6 +163,15 @@ class Commit(StrictModel):
     def day(self, timezone: tzinfo) -> Date:
         """The day a commit belongs to: the date of its landing time in the site's zone."""
         return self.committed_at.astimezone(timezone).date()
+
+
+def commit_url(repository: str, sha: str) -> str:
+    """A commit's page on GitHub (``repository`` and ``sha`` as their patterns allow)."""
+    return f"https://github.com/{repository}/commit/{sha}"
+
+
+def pull_request_url(repository: str, number: int | None) -> str | None:
+    return None if number is None else f"https://github.com/{repository}/pull/{number}"
 
 
 def pr_number_in_title(title: str) -> int | None:

@@ -12,7 +12,17 @@ from zoneinfo import ZoneInfo
 
 from commit_digest.impact.extract import OperatorImpact
 from commit_digest.impact.rules import ImpactRules
-from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, Importance, Label, LabelSource, LanguageCode
+from commit_digest.models import (
+    Analysis,
+    AnalysisStatus,
+    CommitRecord,
+    Importance,
+    Label,
+    LabelSource,
+    LanguageCode,
+    commit_url,
+    pull_request_url,
+)
 from commit_digest.narratives import WeekNarrative
 from commit_digest.relations import NO_LINKS, CommitLinks, commit_links
 from commit_digest.site.calendar import IsoWeek
@@ -65,11 +75,11 @@ class CommitSummary:
 
     @property
     def web_url(self) -> str:
-        return f"https://github.com/{self.repository}/commit/{self.sha}"
+        return commit_url(self.repository, self.sha)
 
     @property
     def pr_url(self) -> str | None:
-        return None if self.pr_number is None else f"https://github.com/{self.repository}/pull/{self.pr_number}"
+        return pull_request_url(self.repository, self.pr_number)
 
     @classmethod
     def of(cls, record: CommitRecord) -> CommitSummary:

@@ -21,10 +21,10 @@ from commit_digest.models import (
     TechnicalInsights,
 )
 from commit_digest.site import SiteOptions, build_index, generate_pages
-from commit_digest.site.pages import DAY_SUMMARIES_BUDGET
+from commit_digest.site.pages import DAY_ENTRIES_LIMIT, DAY_SUMMARIES_BUDGET, HOME_BUDGET
 from commit_digest.taxonomy import load_taxonomy
 from tests.site.conftest import BuiltSite
-from tests.site.factories import CREATED, label, make_commit, sample_records, sha_for
+from tests.site.factories import CREATED, label, make_commit, ok_analysis, sample_records, sha_for
 from tests.site.html import article, hrefs, visible_text
 
 TAXONOMY = load_taxonomy()
@@ -99,6 +99,56 @@ def test_summaries_keep_their_own_budget() -> None:
     summaries = sum(len(entry.encode()) for entry in entries if _form(entry) == "summary")
     assert summaries <= DAY_SUMMARIES_BUDGET
     assert len(entries) == 200
+
+
+def test_a_busy_day_shortens_its_last_analyses_not_its_page() -> None:
+    # 120 commits: their lines of links alone take most of the page, so the analyses before them
+    # give way, and every commit keeps its line.
+    html = _day_html(_long_day(120))
+    entries = _entries(html)
+    assert len(entries) == 120
+    assert sum(len(entry.encode()) for entry in entries) <= DAY_ENTRIES_LIMIT
+    assert len(html.encode()) < 125_000
+    forms = [_form(entry) for entry in entries]
+    assert forms[0] != "title" and forms[-1] == "title"
+
+
+def _home_html(records: list[CommitRecord]) -> str:
+    index = build_index(records, repository="vllm-project/vllm", zone=ZoneInfo("UTC"), taxonomy=TAXONOMY)
+    [spec] = [spec for spec in generate_pages(index, TAXONOMY, SiteOptions()) if spec.src_uri == "index.md"]
+    return spec.render().html
+
+
+def _week(commits_a_day: int, platforms: tuple[str, ...]) -> list[CommitRecord]:
+    importances = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
+    return [
+        CommitRecord(
+            commit=make_commit(f"w{day}-{number}", f"[Core] Change {day}-{number} (#{day * 100 + number + 1})", when),
+            analysis=ok_analysis(
+                importances[number % 3],
+                summary=(f"第 {number} 个变更的摘要 summary of change {number} " * 4,),
+                platforms=tuple(label(platform, "reason") for platform in platforms),
+            ),
+        )
+        for day in range(7)
+        for number in range(commits_a_day)
+        if (when := DAY + timedelta(days=day, minutes=number))
+    ]
+
+
+def test_the_home_page_drops_its_oldest_days_rather_than_pass_its_budget() -> None:
+    quiet = _home_html(_week(10, ("cuda",)))
+    assert quiet.count('<section class="digest-day">') == 7
+    # Sixty commits a day on four platforms each: a week of them is ~1,700 lines of links.
+    busy = _home_html(_week(60, ("cuda", "rocm", "xpu", "tpu")))
+    assert len(busy.encode()) <= HOME_BUDGET
+    shown = re.findall(r'<h2 id="d-([\d-]+)">', busy)
+    assert 1 <= len(shown) < 7
+    assert shown == ["2026-02-09", "2026-02-08", "2026-02-07"][: len(shown)]  # the newest days, whole
+    newest = busy[busy.index('id="d-2026-02-09"') :]
+    rocm = newest[newest.index('data-platform="rocm"') :]
+    assert rocm[: rocm.index("</details>")].count("<li>") == 60
+    assert f"最近 {len(shown)} 天" in visible_text(busy)
 
 
 @pytest.mark.slow

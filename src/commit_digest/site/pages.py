@@ -37,11 +37,16 @@ from commit_digest.site.weeks import HIGHLIGHT_LINES, SECTION_LINES, LabelWeek, 
 from commit_digest.taxonomy import LabelRule, Taxonomy
 
 LABEL_KINDS = ("platforms", "subsystems")
-# A day page's commit sections (after its table) keep under this many bytes of HTML: beyond it
-# a commit shows its first summary bullet, then only its line of links. With the theme around
-# it and the table of contents, the page stays under 150 KB however long the analyses are.
+# A day page's commit sections (after its table): full analyses while they keep under the first
+# budget, then first summary bullets under the second, then only each commit's line of links.
+# All of it keeps under the third, room kept for the line of links of every commit to come:
+# with the theme around it and the table of contents, the page stays under 150 KB however long
+# the analyses are (a day of ~150 commits would fill it with their lines of links alone).
 DAY_SECTIONS_BUDGET = 60_000
 DAY_SUMMARIES_BUDGET = 80_000
+DAY_ENTRIES_LIMIT = 115_000
+# The home page's content keeps under this many bytes (the theme adds about 20 KB around it).
+HOME_BUDGET = 120_000
 _HEADING = re.compile(r'<h([1-3]) id="([^"]+)">(.*?)<a class="headerlink"', re.S)
 _LINK_IN_HEADING = re.compile(r"</?a\b[^>]*>")
 
@@ -290,44 +295,51 @@ def _model_name(analyzer: str) -> str:
 
 
 def home_page(context: _Context) -> PageSpec:
-    days = context.index.days[: context.options.days_on_home]
-    return PageSpec(
-        paths.HOME,
-        _plain(context.texts("home_title")),
-        lambda: render(
-            "home.html.j2",
-            **context.for_page(
-                paths.HOME,
-                days=days,
-                platform_choices=context.taxonomy.platform_ids,
-                chart=context.chart(paths.HOME, context.activity.home_chart()),
-            ),
-        ),
-    )
+    def content() -> str:
+        """The newest ``days_on_home`` days, fewer when they would pass the home page's budget:
+        a busy week (each commit listed under every platform it touches) drops its oldest days,
+        never the newest, which stays whole however large."""
+        days = list(context.index.days[: context.options.days_on_home])
+        chart = context.chart(paths.HOME, context.activity.home_chart())
+        while True:
+            html = render(
+                "home.html.j2",
+                **context.for_page(paths.HOME, days=days, platform_choices=context.taxonomy.platform_ids, chart=chart),
+            )
+            if len(days) <= 1 or _size(html) <= HOME_BUDGET:
+                return html
+            days.pop()
+
+    return PageSpec(paths.HOME, _plain(context.texts("home_title")), content)
 
 
 def _day_sections(context: _Context, uri: str, day: Any) -> list[tuple[str, list[Markup]]]:
     """Each group's commit sections in importance order: full analyses until the first one that
-    would pass the budget, then first summary bullets until theirs is spent, then title lines."""
-    used = 0
-    forms = ["full", "summary", "title"]
-    groups: list[tuple[str, list[Markup]]] = []
+    would pass the budget, then first summary bullets until theirs is spent, then title lines.
+    Room is kept for the title lines of the commits after each one, so that a busy day shortens
+    its last analyses, not its page."""
     page = context.for_page(uri)  # one page: its links made once for all its entries
-    for name in GROUP_ORDER:
-        sections: list[Markup] = []
-        for item in day.group(name):
-            while True:
-                form = forms[0]
-                html = render("day_commit.html.j2", **page, item=item, name=name, form=form)
-                budget = DAY_SECTIONS_BUDGET if form == "full" else DAY_SUMMARIES_BUDGET
-                if form == "title" or used + _size(html) <= budget:
-                    break
-                forms.pop(0)
-            used += _size(html)
-            sections.append(Markup(html))
-        if sections:
-            groups.append((name, sections))
-    return groups
+    entries = [(name, item) for name in GROUP_ORDER for item in day.group(name)]
+    titles = [render("day_commit.html.j2", **page, item=item, name=name, form="title") for name, item in entries]
+    titles_after = sum(_size(html) for html in titles)
+    used = 0
+    forms = ["full", "summary"]
+    groups: dict[str, list[Markup]] = {}
+    for (name, item), title in zip(entries, titles, strict=True):
+        titles_after -= _size(title)
+        html = title
+        while forms:
+            form = forms[0]
+            candidate = render("day_commit.html.j2", **page, item=item, name=name, form=form)
+            budget = DAY_SECTIONS_BUDGET if form == "full" else DAY_SUMMARIES_BUDGET
+            size = used + _size(candidate)
+            if size <= budget and size + titles_after <= DAY_ENTRIES_LIMIT:
+                html = candidate
+                break
+            forms.pop(0)
+        used += _size(html)
+        groups.setdefault(name, []).append(Markup(html))
+    return list(groups.items())
 
 
 def day_pages(context: _Context) -> Iterator[PageSpec]:

@@ -11,7 +11,7 @@ from datetime import date as Date
 from datetime import tzinfo
 from enum import StrEnum
 from functools import lru_cache
-from typing import Annotated, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Literal, Self
 
 from pydantic import (
     AwareDatetime,
@@ -113,7 +113,30 @@ class PullRequestInfo(StrictModel):
     labels: tuple[str, ...] = ()
 
 
-class Commit(StrictModel):
+class GitHubAddresses:
+    """A commit's short sha and its GitHub pages, made from its repository, sha and pull request
+    number (as their patterns allow) when asked: for ``Commit`` and the site's kept summaries."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        repository: str
+        sha: str
+        pr_number: int | None
+
+    @property
+    def short_sha(self) -> str:
+        return self.sha[:12]
+
+    @property
+    def web_url(self) -> str:
+        return f"https://github.com/{self.repository}/commit/{self.sha}"
+
+    @property
+    def pr_url(self) -> str | None:
+        return None if self.pr_number is None else f"https://github.com/{self.repository}/pull/{self.pr_number}"
+
+
+class Commit(GitHubAddresses, StrictModel):
     repository: Repository
     sha: Sha
     author_name: Annotated[str, StringConstraints(max_length=300)]
@@ -141,18 +164,6 @@ class Commit(StrictModel):
         return data
 
     @property
-    def short_sha(self) -> str:
-        return self.sha[:12]
-
-    @property
-    def web_url(self) -> str:
-        return commit_url(self.repository, self.sha)
-
-    @property
-    def pr_url(self) -> str | None:
-        return pull_request_url(self.repository, self.pr_number)
-
-    @property
     def additions(self) -> int:
         return sum(f.additions for f in self.files)
 
@@ -163,15 +174,6 @@ class Commit(StrictModel):
     def day(self, timezone: tzinfo) -> Date:
         """The day a commit belongs to: the date of its landing time in the site's zone."""
         return self.committed_at.astimezone(timezone).date()
-
-
-def commit_url(repository: str, sha: str) -> str:
-    """A commit's page on GitHub (``repository`` and ``sha`` as their patterns allow)."""
-    return f"https://github.com/{repository}/commit/{sha}"
-
-
-def pull_request_url(repository: str, number: int | None) -> str | None:
-    return None if number is None else f"https://github.com/{repository}/pull/{number}"
 
 
 def pr_number_in_title(title: str) -> int | None:

@@ -16,12 +16,11 @@ from commit_digest.models import (
     Analysis,
     AnalysisStatus,
     CommitRecord,
+    GitHubAddresses,
     Importance,
     Label,
     LabelSource,
     LanguageCode,
-    commit_url,
-    pull_request_url,
 )
 from commit_digest.narratives import WeekNarrative
 from commit_digest.relations import NO_LINKS, CommitLinks, commit_links
@@ -53,7 +52,7 @@ class RepositoryChip:
 
 
 @dataclass(frozen=True, slots=True)  # slots: one per commit of the archive, in every process
-class CommitSummary:
+class CommitSummary(GitHubAddresses):
     """What listings show of a commit: kept for every commit of the archive, while its whole
     record is read only by the pages that show it (``SiteCommit.record``)."""
 
@@ -67,19 +66,6 @@ class CommitSummary:
     group: str  # its importance, or UNANALYSED
     change_type: str | None
     status: AnalysisStatus
-
-    # Made from the repository, sha and pull request number when asked, as Commit makes them.
-    @property
-    def short_sha(self) -> str:
-        return self.sha[:12]
-
-    @property
-    def web_url(self) -> str:
-        return commit_url(self.repository, self.sha)
-
-    @property
-    def pr_url(self) -> str | None:
-        return pull_request_url(self.repository, self.pr_number)
 
     @classmethod
     def of(cls, record: CommitRecord) -> CommitSummary:

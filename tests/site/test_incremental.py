@@ -7,7 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -257,17 +257,23 @@ def test_search_partitions_are_closed_quarters_and_the_newest_quarters_months() 
     assert [len(shas) for _, shas in parts] == [1, 1, 1]
 
 
+def calls_of(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, noted: Callable[..., str]) -> list[str]:
+    """What ``noted`` makes of each call to ``owner.name`` from now on (the call itself goes through)."""
+    calls: list[str] = []
+    original = getattr(owner, name)
+
+    def counting(*args: Any) -> Any:
+        calls.append(noted(*args))
+        return original(*args)
+
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
 def test_a_new_day_classifies_only_its_own_commits(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """The taxonomy's labels of the archive's commits are kept from the previous build (with
     the rest of what it made of each commit)."""
-    classified: list[str] = []
-    original = taxonomy_module.classify
-
-    def counting(title: str, message: str, paths: Any, taxonomy: Any) -> Any:
-        classified.append(title)
-        return original(title, message, paths, taxonomy)
-
-    monkeypatch.setattr(taxonomy_module, "classify", counting)
+    classified = calls_of(monkeypatch, taxonomy_module, "classify", lambda title, *_: title)
     when = datetime(2026, 1, 19, 9, 30, tzinfo=UTC)
     with project.store() as store:
         store.put(CommitRecord(commit=make_commit("classified-once", "[CI] Only this one is new", when)))
@@ -279,14 +285,7 @@ def test_a_new_day_classifies_only_its_own_commits(project: Project, monkeypatch
 def test_a_new_day_parses_only_its_own_records(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the previous build made of every unchanged record is kept (summaries.jsonl.gz): a
     build after a new day parses that day's records, and any record whose text changed."""
-    parsed: list[str] = []
-    original = AnalysisStore.parse_record
-
-    def counting(self: AnalysisStore, repository: str, sha: str, text: str) -> CommitRecord:
-        parsed.append(sha)
-        return original(self, repository, sha, text)
-
-    monkeypatch.setattr(AnalysisStore, "parse_record", counting)
+    parsed = calls_of(monkeypatch, AnalysisStore, "parse_record", lambda _store, _repository, sha, _text: sha)
     project.build()  # whatever earlier tests left: now every summary is kept
     parsed.clear()
     when = datetime(2026, 1, 20, 8, 0, tzinfo=UTC)

@@ -351,7 +351,9 @@ def day_pages(context: _Context) -> Iterator[PageSpec]:
 
         def content(uri: str = uri, day: Any = day, newer: Any = newer, older: Any = older) -> str:
             groups = _day_sections(context, uri, day)
-            filters = {kind: context.label_counts(day, kind) for kind in context.label_kinds}
+            # Only the kinds some commit of the day carries: a quiet day of unlabelled commits has no filter.
+            found = {kind: context.label_counts(day, kind) for kind in context.label_kinds}
+            filters = {kind: counts for kind, counts in found.items() if counts}
             values = {"day": day, "groups": groups, "newer": newer, "older": older, "filters": filters}
             return render("day.html.j2", **context.for_page(uri, **values))
 

@@ -23,6 +23,8 @@ from pydantic import (
     model_validator,
 )
 
+from commit_digest import caps
+
 SCHEMA_VERSION = 1
 
 SHA_PATTERN = r"^[0-9a-f]{40}$"
@@ -32,9 +34,11 @@ _PR_IN_TITLE = re.compile(r"\(#(\d+)\)\s*$")
 
 Sha = Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
 Repository = Annotated[str, StringConstraints(pattern=REPOSITORY_PATTERN)]
-LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=40)]
-ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
-Paragraph = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=caps.LABEL_ID)]
+ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=caps.STORED.short)]
+Paragraph = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=caps.STORED.paragraph)]
+Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=caps.STORED.note)]
+Conclusion = Annotated[str, StringConstraints(strip_whitespace=True, max_length=caps.STORED.paragraph)]
 
 
 class StrictModel(BaseModel):
@@ -183,7 +187,7 @@ def pr_number_in_title(title: str) -> int | None:
 
 class ImpactItem(StrictModel):
     area: ShortText
-    note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] = ""
+    note: Note = ""
 
 
 class TechnicalInsights(StrictModel):
@@ -202,7 +206,7 @@ class Recommendation(StrictModel):
 class Label(StrictModel):
     id: LabelId
     source: LabelSource = LabelSource.RULE
-    reason: Annotated[str, StringConstraints(max_length=300)] = ""
+    reason: Annotated[str, StringConstraints(max_length=caps.STORED.short)] = ""
 
     def __reduce__(self) -> tuple[object, tuple[str, LabelSource, str]]:
         # A site build sends every commit's labels between processes: as three strings, and
@@ -262,12 +266,12 @@ class AnalysisText(StrictModel):
     """The worded part of an analysis in one language. Type, importance and labels are the same
     in every language and live on the Analysis itself."""
 
-    summary: tuple[Paragraph, ...] = Field(min_length=1, max_length=12)
-    impact_scope: tuple[ImpactItem, ...] = Field(default=(), max_length=30)
+    summary: tuple[Paragraph, ...] = Field(min_length=1, max_length=caps.STORED.summary_items)
+    impact_scope: tuple[ImpactItem, ...] = Field(default=(), max_length=caps.STORED.impact_items)
     insights: TechnicalInsights = TechnicalInsights()
-    risks: tuple[Paragraph, ...] = Field(default=(), max_length=15)
-    recommendations: tuple[Recommendation, ...] = Field(default=(), max_length=15)
-    conclusion: Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000)] = ""
+    risks: tuple[Paragraph, ...] = Field(default=(), max_length=caps.STORED.list_items)
+    recommendations: tuple[Recommendation, ...] = Field(default=(), max_length=caps.STORED.list_items)
+    conclusion: Conclusion = ""
     # Who worded a translation made on its own (`commit-digest translate`): model, day, language
     # and the tokens it cost, which `stats` counts. None for the analysis's own wording and for a
     # translation asked for in the analysis's request (its cost is in the analysis's provenance).
@@ -284,12 +288,12 @@ class Analysis(StrictModel):
 
     change_type: ChangeType = ChangeType.OTHER
     importance: Importance | None = None
-    summary: tuple[Paragraph, ...] = Field(default=(), max_length=12)
-    impact_scope: tuple[ImpactItem, ...] = Field(default=(), max_length=30)
+    summary: tuple[Paragraph, ...] = Field(default=(), max_length=caps.STORED.summary_items)
+    impact_scope: tuple[ImpactItem, ...] = Field(default=(), max_length=caps.STORED.impact_items)
     insights: TechnicalInsights = TechnicalInsights()
-    risks: tuple[Paragraph, ...] = Field(default=(), max_length=15)
-    recommendations: tuple[Recommendation, ...] = Field(default=(), max_length=15)
-    conclusion: Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000)] = ""
+    risks: tuple[Paragraph, ...] = Field(default=(), max_length=caps.STORED.list_items)
+    recommendations: tuple[Recommendation, ...] = Field(default=(), max_length=caps.STORED.list_items)
+    conclusion: Conclusion = ""
     platforms: tuple[Label, ...] = ()
     subsystems: tuple[Label, ...] = ()
     provenance: Provenance

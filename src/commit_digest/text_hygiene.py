@@ -30,7 +30,7 @@ def clean_text(text: str) -> str:
 def clean_record(record: CommitRecord) -> CommitRecord:
     """``record`` with every string cleaned; the same object when nothing needed it."""
     data = record.model_dump()
-    cleaned = _clean(data)
+    cleaned = clean_strings(data)
     if cleaned is data:
         return record
     try:
@@ -45,15 +45,16 @@ def clean_record(record: CommitRecord) -> CommitRecord:
         ) from error
 
 
-def _clean(value: object) -> object:
-    """``value`` with its strings cleaned, rebuilding only the containers that changed."""
+def clean_strings(value: object) -> object:
+    """``value`` (parsed JSON, a model's dump) with its strings cleaned, rebuilding only the containers
+    that changed."""
     if isinstance(value, str):
         return clean_text(value)
     if isinstance(value, dict):
-        items = {key: _clean(item) for key, item in value.items()}
+        items = {key: clean_strings(item) for key, item in value.items()}
         return items if any(items[key] is not value[key] for key in value) else value
     if isinstance(value, list | tuple):
-        members = [_clean(item) for item in value]
+        members = [clean_strings(item) for item in value]
         if all(new is old for new, old in zip(members, value, strict=True)):
             return value
         return members if isinstance(value, list) else tuple(members)

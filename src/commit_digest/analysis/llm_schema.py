@@ -18,10 +18,11 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
+from commit_digest import caps
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.models import (
     LABEL_ID_PATTERN,
@@ -39,19 +40,22 @@ from commit_digest.models import (
     TokenUsage,
 )
 from commit_digest.taxonomy import Classification, Taxonomy
+from commit_digest.text_hygiene import clean_strings
 
-# Caps the prompt states; the same as (or below) the ones of models.Analysis.
-SHORT_CAP = 200
-PARAGRAPH_CAP = 1200
-MAX_SUMMARY_ITEMS = 6
-MAX_LIST_ITEMS = 8
-MAX_LABELS = 6
+# Caps the prompt states (caps.ASKED, within what the store holds: a reply they allow is always stored).
+SHORT_CAP = caps.ASKED.short
+NOTE_CAP = caps.ASKED.note
+PARAGRAPH_CAP = caps.ASKED.paragraph
+MAX_SUMMARY_ITEMS = caps.ASKED.summary_items
+MAX_IMPACT_ITEMS = caps.ASKED.impact_items
+MAX_LIST_ITEMS = caps.ASKED.list_items
+MAX_LABELS = caps.ASKED_LABELS
 
 _Short = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=SHORT_CAP)]
 _Paragraph = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=PARAGRAPH_CAP)]
-_Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=PARAGRAPH_CAP)]
+_Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=NOTE_CAP)]
 _Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=SHORT_CAP)]
-_LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=40)]
+_LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=caps.LABEL_ID)]
 
 
 class _LlmModel(BaseModel):
@@ -91,7 +95,7 @@ class LlmAnalysis(_LlmModel):
     change_type: ChangeType
     importance: Importance
     summary: list[_Paragraph] = Field(min_length=1, max_length=MAX_SUMMARY_ITEMS)
-    impact_scope: list[LlmImpact] = Field(max_length=MAX_LIST_ITEMS)
+    impact_scope: list[LlmImpact] = Field(max_length=MAX_IMPACT_ITEMS)
     insights: LlmInsights
     risks: list[_Paragraph] = Field(max_length=MAX_LIST_ITEMS)
     recommendations: list[LlmRecommendation] = Field(max_length=MAX_LIST_ITEMS)
@@ -104,7 +108,7 @@ class LlmWording(_LlmModel):
     """The worded fields of the analysis in one language."""
 
     summary: list[_Paragraph] = Field(min_length=1, max_length=MAX_SUMMARY_ITEMS)
-    impact_scope: list[LlmImpact] = Field(max_length=MAX_LIST_ITEMS)
+    impact_scope: list[LlmImpact] = Field(max_length=MAX_IMPACT_ITEMS)
     insights: LlmInsights
     risks: list[_Paragraph] = Field(max_length=MAX_LIST_ITEMS)
     recommendations: list[LlmRecommendation] = Field(max_length=MAX_LIST_ITEMS)
@@ -190,6 +194,8 @@ def schema_text(schema: dict[str, Any]) -> str:
 
 # -- reading a reply ------------------------------------------------------------------------
 
+_Parsed = TypeVar("_Parsed", bound=BaseModel)
+
 
 def extract_json_object(text: str) -> str:
     """The first complete JSON object in ``text`` (plain-text mode wraps it in prose or fences)."""
@@ -202,6 +208,24 @@ def extract_json_object(text: str) -> str:
         if isinstance(value, dict):
             return text[match.start() : end]
     raise InvalidReplyError("the reply holds no JSON object")
+
+
+def validated_reply(model: type[_Parsed], text: str) -> _Parsed:
+    """``text`` (a JSON object) as ``model``, its strings cleaned as the store cleans them, so what passes
+    here is what gets stored: a text the store would find empty once its control characters are gone is
+    refused now, before the answer is taken as paid for, not after."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidReplyError(f"the reply is not JSON: {error}") from error
+    try:
+        return model.model_validate(clean_strings(value))
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
+            for issue in error.errors(include_url=False)
+        )
+        raise InvalidReplyError(f"the reply does not match the schema: {problems[:1500]}") from error
 
 
 def parse_reply(
@@ -219,14 +243,7 @@ def parse_reply(
         # The model echoed the instructions (prompt injection or confusion): nothing of it is kept.
         raise InvalidReplyError("the reply repeats the instructions")
     text = extract_json_object(content) if extract else content.strip()
-    try:
-        parsed = model.model_validate_json(text)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
-            for issue in error.errors(include_url=False)
-        )
-        raise InvalidReplyError(f"the reply does not match the schema: {problems[:1500]}") from error
+    parsed = validated_reply(model, text)
     platforms: list[LlmLabel] = getattr(parsed, "platforms")  # noqa: B009 - every reply model has them
     subsystems: list[LlmLabel] = getattr(parsed, "subsystems")  # noqa: B009
     unknown = [label.id for label in platforms if label.id not in taxonomy.platform_ids]

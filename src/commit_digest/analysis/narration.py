@@ -123,14 +123,7 @@ def parse_narrative(content: str, *, languages: tuple[LanguageCode, ...], extrac
     if NARRATIVE_CANARY in content:
         raise InvalidReplyError("the reply repeats the instructions")
     text = llm_schema.extract_json_object(content) if extract else content.strip()
-    try:
-        parsed = reply_model(languages).model_validate_json(text)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
-            for issue in error.errors(include_url=False)
-        )
-        raise InvalidReplyError(f"the reply does not match the schema: {problems[:1500]}") from error
+    parsed = llm_schema.validated_reply(reply_model(languages), text)
     texts: dict[LanguageCode, str] = {code: getattr(parsed, code) for code in languages}
     problems = [problem for code, value in texts.items() if (problem := language_problem(code, value))]
     if problems:

@@ -18,8 +18,9 @@ import json
 from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from commit_digest import caps
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, ask, judge_reply
 from commit_digest.analysis.llm_client import ChatReply, strict_schema_of
@@ -39,10 +40,10 @@ from commit_digest.models import (
 TRANSLATE_PROMPT_VERSION = "translate-1"
 # A marker only the system message contains: a reply holding it has echoed the instructions.
 TRANSLATE_CANARY = "CD-CANARY-3f8d2a6c41"
-# The caps of models.AnalysisText: a translation must fit where its source fits.
-SHORT_CAP = 300
-NOTE_CAP = 1000
-PARAGRAPH_CAP = 2000
+# The caps of models.AnalysisText (caps.TRANSLATED): a translation must fit where its source fits.
+SHORT_CAP = caps.TRANSLATED.short
+NOTE_CAP = caps.TRANSLATED.note
+PARAGRAPH_CAP = caps.TRANSLATED.paragraph
 
 _Short = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=SHORT_CAP)]
 _Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=NOTE_CAP)]
@@ -75,11 +76,11 @@ class TranslatedRecommendation(_Reply):
 class LlmTranslation(_Reply):
     """The worded fields of one analysis in the target language (models.AnalysisText, all required)."""
 
-    summary: list[_Paragraph] = Field(min_length=1, max_length=12)
-    impact_scope: list[TranslatedImpact] = Field(max_length=30)
+    summary: list[_Paragraph] = Field(min_length=1, max_length=caps.TRANSLATED.summary_items)
+    impact_scope: list[TranslatedImpact] = Field(max_length=caps.TRANSLATED.impact_items)
     insights: TranslatedInsights
-    risks: list[_Paragraph] = Field(max_length=15)
-    recommendations: list[TranslatedRecommendation] = Field(max_length=15)
+    risks: list[_Paragraph] = Field(max_length=caps.TRANSLATED.list_items)
+    recommendations: list[TranslatedRecommendation] = Field(max_length=caps.TRANSLATED.list_items)
     conclusion: _Conclusion = Field(description="empty when the source's conclusion is empty")
 
 
@@ -118,14 +119,7 @@ def parse_translation(content: str, *, source: AnalysisText, extract: bool) -> L
     if TRANSLATE_CANARY in content:
         raise InvalidReplyError("the reply repeats the instructions")
     text = llm_schema.extract_json_object(content) if extract else content.strip()
-    try:
-        parsed = LlmTranslation.model_validate_json(text)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc']) or '(top)'}: {issue['msg']}"
-            for issue in error.errors(include_url=False)
-        )
-        raise InvalidReplyError(f"the reply does not match the schema: {problems[:1500]}") from error
+    parsed = llm_schema.validated_reply(LlmTranslation, text)
     problem = structure_problem(source, parsed)
     if problem is not None:
         raise InvalidReplyError(f"the translation does not keep the analysis's structure: {problem}")

@@ -22,6 +22,7 @@ from typing import Annotated, Literal
 
 from pydantic import PositiveInt, StringConstraints, TypeAdapter, ValidationError
 
+from commit_digest import caps
 from commit_digest.impact.extract import OperatorChange, OperatorImpact
 from commit_digest.models import (
     AnalysisStatus,
@@ -44,7 +45,7 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.summaries")
 FORMAT = 4
 
 
-_LabelRow = tuple[LabelId, LabelSource, Annotated[str, StringConstraints(max_length=300)]]
+_LabelRow = tuple[LabelId, LabelSource, Annotated[str, StringConstraints(max_length=caps.STORED.short)]]
 # One commit, as plain values: pydantic checks rows of these far faster than the same commits as
 # nested models and dataclasses.
 # What pages put in links and attributes is checked as the record's own fields are.

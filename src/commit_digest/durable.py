@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -32,7 +32,8 @@ from commit_digest.errors import InputError
 from commit_digest.exchange import InputProblems, read_all_records, record_line, record_order
 from commit_digest.models import CommitRecord
 from commit_digest.narratives import WeekNarrative
-from commit_digest.releases import Release, release_order
+from commit_digest.releases import Release, is_release_tag, release_order
+from commit_digest.settings import DEFAULT_RELEASE_TAGS
 from commit_digest.store import AnalysisStore
 
 MANIFEST = "manifest.json"
@@ -60,6 +61,7 @@ class RestoreResult:
     narratives_changed: int = 0
     releases: int = 0
     releases_added: int = 0
+    releases_skipped: int = 0  # not release tags (``release_tags``, or no name git makes)
 
 
 def month_file(directory: Path, record: CommitRecord) -> Path:
@@ -160,13 +162,18 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     )
 
 
-def restore_durable(store: AnalysisStore, directory: Path) -> RestoreResult:
+def restore_durable(
+    store: AnalysisStore, directory: Path, *, release_tags: Mapping[str, str] | None = None
+) -> RestoreResult:
     """Merges the durable form into the store (missing or older store: nothing paid is lost).
 
     Merging keeps the more valuable analysis of each commit, the newer narrative of each week
     and platform, and the stored release of each tag (a release the store lacks is added), so
     restoring into a store that is newer than the durable form changes nothing that matters.
+    ``release_tags`` (repository → its ``release_tags``; the default pattern for one not named)
+    is the fetch's filter: a release whose tag it refuses is skipped and counted, never stored.
     """
+    patterns = release_tags or {}
     manifest_path = directory / MANIFEST
     if not manifest_path.exists():
         return RestoreResult(records=0, changed=0, skipped=True)
@@ -210,7 +217,12 @@ def restore_durable(store: AnalysisStore, directory: Path) -> RestoreResult:
                 batches.append(read_all_records(lines, source=str(path)))
     changed = sum(store.merge_all(batch) for batch in batches)
     narratives_changed = sum(store.merge_narrative(narrative) for narrative in narratives)
-    releases_added = sum(store.merge_release(release) for release in releases)
+    restorable = [
+        release
+        for release in releases
+        if is_release_tag(release.tag, patterns.get(release.repository, DEFAULT_RELEASE_TAGS))
+    ]
+    releases_added = sum(store.merge_release(release) for release in restorable)
     store.set_meta(_RESTORED_META, digest)
     return RestoreResult(
         records=sum(len(batch) for batch in batches),
@@ -218,8 +230,9 @@ def restore_durable(store: AnalysisStore, directory: Path) -> RestoreResult:
         skipped=False,
         narratives=len(narratives),
         narratives_changed=narratives_changed,
-        releases=len(releases),
+        releases=len(restorable),
         releases_added=releases_added,
+        releases_skipped=len(releases) - len(restorable),
     )
 
 

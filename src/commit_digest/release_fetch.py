@@ -14,14 +14,13 @@ earlier tag takes them back from the later releases, so nothing is ever placed f
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from commit_digest.legacy.importer import is_placeholder
-from commit_digest.releases import Release, TagRef, apply_placement, plan_placement, version_key
+from commit_digest.releases import Release, TagRef, apply_placement, is_release_tag, plan_placement, version_key
 from commit_digest.sources.errors import SourceError
 from commit_digest.store import AnalysisStore
 
@@ -92,10 +91,9 @@ def update_releases(source: ReleaseSource, store: AnalysisStore, *, pattern: str
     """
     repository = source.repository
     report = ReleaseReport(repository)
-    matcher = re.compile(pattern)
-    listed = {tag.name: tag for tag in source.list_tags() if matcher.search(tag.name)}
+    listed = {tag.name: tag for tag in source.list_tags() if is_release_tag(tag.name, pattern)}
     stored_releases = {release.tag: release for release in store.releases(repository)}
-    report.dropped = sorted((tag for tag in stored_releases if not matcher.search(tag)), key=version_key)
+    report.dropped = sorted((tag for tag in stored_releases if not is_release_tag(tag, pattern)), key=version_key)
     existing = {tag: release for tag, release in stored_releases.items() if tag not in report.dropped}
     fresh = sorted((name for name in listed if name not in existing), key=version_key, reverse=True)
     moved = sorted(

@@ -32,6 +32,11 @@ _PRE_RELEASE_RANK = {"dev": 0, "a": 1, "alpha": 1, "b": 2, "beta": 2, "c": 3, "p
 _FINAL_RANK = 4
 _POST_RANK = 5
 _VERSION = re.compile(r"^\D*?(\d+(?:\.\d+)*)(?:[-_.]?([A-Za-z]+)[-_.]?(\d*))?")
+# What git refuses in a tag's name (``git check-ref-format``): a part starting with a dot or ending
+# in ".lock", "..", control characters, space and ~^:?*[\\, an empty part (a leading, trailing or
+# doubled slash), a trailing dot, "@{". So a tag name is never "..", nor a path from the root.
+_NOT_IN_TAG_NAME = re.compile(r"(?:^|/)\.|\.lock(?:/|$)|\.\.|[\x00-\x20\x7f~^:?*\[\\]|^/|/$|//|\.$|@\{")
+
 
 
 class BranchPoint(StrictModel):
@@ -98,6 +103,18 @@ def version_key(tag: str) -> tuple[tuple[int, ...], int, int, str]:
     else:
         rank = _PRE_RELEASE_RANK.get(word, _FINAL_RANK)
     return (numbers, rank, int(number) if number else 0, tag)
+
+
+def is_tag_name(tag: str) -> bool:
+    """Whether git could have made a tag named ``tag``: what a durable form or a store holds may
+    not come from git, and a release's name reaches page paths and links."""
+    return bool(tag) and _NOT_IN_TAG_NAME.search(tag) is None
+
+
+def is_release_tag(tag: str, pattern: str) -> bool:
+    """Whether ``tag`` names a release of a repository whose ``release_tags`` is ``pattern``
+    (``re.search``): the one test of fetched, restored and shown releases alike."""
+    return is_tag_name(tag) and re.search(pattern, tag) is not None
 
 
 def release_order(release: Release) -> tuple[datetime, tuple[tuple[int, ...], int, int, str]]:

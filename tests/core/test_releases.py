@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,6 +15,8 @@ from commit_digest.releases import (
     contained_by_branch_point,
     first_release_by_order,
     first_release_of,
+    is_release_tag,
+    is_tag_name,
     plan_placement,
     version_key,
 )
@@ -124,3 +127,51 @@ def test_the_store_keeps_releases_in_order_and_counts_their_writes_in_its_revisi
     assert store.delete_release(REPOSITORY, "v0.2.0") and not store.delete_release(REPOSITORY, "v0.2.0")
     assert store.revision() != unchanged
     assert len(store) == 0  # releases are not commit records
+
+
+# Names git accepts as a tag and names it refuses, beside what a hostile durable form may hold.
+TAG_NAMES = (
+    "v1.0.0",
+    "v1.0.0<b>",
+    "v1.0.0-b-",
+    'v1"x',
+    "release/v1.0",
+    "ünïcode",
+    "@",
+    "..",
+    "v1..0",
+    "/abs/path/x",
+    "a/",
+    "a//b",
+    ".hidden",
+    "a/.b",
+    "v1.",
+    "v1.lock",
+    "a b",
+    "a~1",
+    "a^",
+    "a:b",
+    "a?",
+    "a*",
+    "a[1]",
+    "a\\b",
+    "a@{1}",
+    "a\x7f",
+    "a\tb",
+    "",
+)
+
+
+def test_a_tag_name_is_one_git_would_make() -> None:
+    for name in TAG_NAMES:
+        made = subprocess.run(["git", "check-ref-format", f"refs/tags/{name}"], check=False).returncode == 0
+        assert is_tag_name(name) == made, name
+
+
+def test_a_release_tag_matches_the_pattern_and_is_a_tag_name() -> None:
+    default = r"^v?\d+(\.\d+)+$"
+    assert is_release_tag("v0.11.0", default) and is_release_tag("1.2", default)
+    assert not is_release_tag("v0.11.0rc1", default) and not is_release_tag("nightly", default)
+    assert is_release_tag("v1.0.0<b>", "^v1")
+    # A pattern that takes every name still takes no name git could not have made.
+    assert not any(is_release_tag(name, ".*") for name in ("..", "/abs/path/x", "a/../b", ""))

@@ -36,6 +36,7 @@ from commit_digest.commands.common import (
     settings_from_args,
     site_settings_from_args,
 )
+from commit_digest.commands.restore import release_patterns
 from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import DigestSettings
@@ -96,7 +97,8 @@ def run_nightly(args: argparse.Namespace) -> int:
     if args.git_dir is not None and len(runs) > 1:
         raise InputError("--git-dir is a clone of one repository: say which with --repo")
     with open_store(settings) as store:
-        _step(night, console, "restore", lambda report: _restore(store, durable_dir, report))
+        patterns = release_patterns(settings)
+        _step(night, console, "restore", lambda report: _restore(store, durable_dir, patterns, report))
         # Each repository fetched and analysed with its own settings (branch, taxonomy); one build.
         for one in runs:
             own = settings_from_args(one)
@@ -152,11 +154,11 @@ def _step(night: NightReport, console: Console, name: str, body: Callable[[StepR
     return report.ok
 
 
-def _restore(store: AnalysisStore, durable_dir: Path, report: StepReport) -> None:
+def _restore(store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], report: StepReport) -> None:
     if not durable_dir.exists():
         report.lines.append(f"no durable form at {durable_dir} yet: starting from the store as it is")
         return
-    result = restore_durable(store, durable_dir)
+    result = restore_durable(store, durable_dir, release_tags=patterns)
     if result.skipped:
         report.lines.append(f"store already matches {durable_dir} ({len(store)} records)")
     else:
@@ -165,6 +167,8 @@ def _restore(store: AnalysisStore, durable_dir: Path, report: StepReport) -> Non
             report.lines.append(f"merged {_narratives(result.narratives)}: {result.narratives_changed} new or newer")
         if result.releases:
             report.lines.append(f"merged {_releases_count(result.releases)}: {result.releases_added} not in the store")
+        if result.releases_skipped:
+            report.lines.append(f"skipped {_releases_count(result.releases_skipped)} whose tags are not release tags")
 
 
 def _fetch(

@@ -12,6 +12,7 @@ from typing import Any
 from commit_digest.commands.common import add_common_options, add_durable_dir_option, open_store, settings_from_args
 from commit_digest.durable import MANIFEST, restore_durable
 from commit_digest.errors import InputError
+from commit_digest.settings import DigestSettings
 
 
 def register(subparsers: Any) -> None:
@@ -35,7 +36,7 @@ def run_restore(args: argparse.Namespace) -> int:
         )
     settings = settings_from_args(args)
     with open_store(settings) as store:
-        result = restore_durable(store, durable_dir)
+        result = restore_durable(store, durable_dir, release_tags=release_patterns(settings))
         total = len(store)
     if result.skipped:
         print(f"the store at {settings.cache_dir} already holds {durable_dir} ({total} records)")
@@ -49,4 +50,11 @@ def run_restore(args: argparse.Namespace) -> int:
             f"restored {result.records} records{narratives} from {durable_dir} into {settings.cache_dir}: "
             f"{result.changed} new or better; the store holds {total}"
         )
+    if result.releases_skipped:
+        print(f"skipped {result.releases_skipped} releases whose tags are not release tags (release_tags)")
     return 0
+
+
+def release_patterns(settings: DigestSettings) -> dict[str, str]:
+    """Each repository's ``release_tags``: what a restore lets in, as a fetch does."""
+    return {item.name: item.release_tags for item in settings.repositories}

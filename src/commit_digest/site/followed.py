@@ -41,6 +41,7 @@ def followed_repositories(settings: DigestSettings, site: Taxonomy) -> tuple[Sit
                 taxonomy=own,
                 platforms=repository.platforms,
                 impact_rules=impact_rules(repository.impact) if repository.impact else None,
+                release_tags=repository.release_tags,
             )
         )
     return tuple(followed)

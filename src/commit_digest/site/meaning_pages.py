@@ -8,6 +8,7 @@ re-renders a release page when a new tag or a new commit changes it, and nothing
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -72,9 +73,14 @@ class Meaning:
             ),
         }
 
+    @cached_property
+    def _release_pages(self) -> dict[tuple[str, str], str]:
+        keys = (view.release.key for view in self.facts.releases)
+        return paths.release_pages(keys, self.context.index.several_repositories)
+
     def release_page(self, release: Any) -> str:
-        several = self.context.index.several_repositories
-        return paths.release_page(release.tag, release.repository if several else None)
+        """The page of a release the site shows (the releases index and every link use this one map)."""
+        return self._release_pages[release.key]
 
     def relation_html(self, src_uri: str, relation: Relation, *, dated: bool = True) -> Markup:
         texts = self.context.texts

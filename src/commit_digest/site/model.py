@@ -24,6 +24,8 @@ from commit_digest.models import (
 )
 from commit_digest.narratives import WeekNarrative
 from commit_digest.relations import NO_LINKS, CommitLinks, commit_links
+from commit_digest.releases import is_release_tag
+from commit_digest.settings import DEFAULT_RELEASE_TAGS
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.facts import SiteFacts, commit_impact
 from commit_digest.site.fingerprint import text_digest
@@ -264,6 +266,7 @@ class SiteRepository:
     taxonomy: Taxonomy | None = None  # the rules its commits are labelled by (default: the site's)
     platforms: tuple[str, ...] = ()  # every commit of it is on these platforms
     impact_rules: ImpactRules | None = None  # what its diffs' operator changes are (default: vLLM's)
+    release_tags: str = DEFAULT_RELEASE_TAGS  # the tag names that are its releases (``re.search``)
 
     @classmethod
     def named(cls, name: str) -> SiteRepository:
@@ -442,6 +445,17 @@ def build_index(
     return index_of(commits, repositories=repositories, taxonomy=taxonomy, releases=releases)
 
 
+def shown_releases(releases: Iterable[Release], repositories: Sequence[SiteRepository]) -> list[Release]:
+    """The releases of ``repositories`` whose tags are their release tags: a store may hold others
+    (restored before the filter, or kept from a wider ``release_tags``), and the site never shows them."""
+    patterns = {item.name: item.release_tags for item in repositories}
+    return [
+        release
+        for release in releases
+        if release.repository in patterns and is_release_tag(release.tag, patterns[release.repository])
+    ]
+
+
 def index_of(
     commits: list[SiteCommit],
     *,
@@ -474,7 +488,7 @@ def index_of(
         by_repository={key: tuple(value) for key, value in by_repository.items()},
         facts=SiteFacts(
             newest_first,
-            releases=releases,
+            releases=shown_releases(releases, repositories),
             rules={item.name: item.impact_rules for item in repositories if item.impact_rules is not None},
         ),
     )

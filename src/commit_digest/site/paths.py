@@ -5,7 +5,9 @@ Links are built here from dates, hex shas and label ids only, never from untrust
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Iterable
 from datetime import date
 
 from markupsafe import Markup
@@ -65,10 +67,34 @@ def segment(text: str) -> str:
     return cleaned + "-" if cleaned in ("index", "unreleased") else cleaned
 
 
-def release_page(tag: str, repository: str | None = None) -> str:
-    """A release's page: ``releases/v0.11.0``; on a site of several repositories under the
-    repository's owner/name (two repositories may both tag v1.0.0)."""
-    return f"releases/{repository}/{segment(tag)}.md" if repository else f"releases/{segment(tag)}.md"
+def release_pages(releases: Iterable[tuple[str, str]], several_repositories: bool) -> dict[tuple[str, str], str]:
+    """Each release's page, by (repository, tag): ``releases/v0.11.0``; on a site of several
+    repositories under the repository's owner/name (two repositories may both tag v1.0.0).
+
+    A tag that is not a safe segment as it is (``v1.0.0<b>``) gets its safe form and a short hash
+    of the tag (``v1.0.0-b-1f0c3a``), so two tags with one safe form (``v1.0.0-b-``) never share a
+    page; decided for all of a site's releases at once, so that a hash prefix two tags share, or a
+    tag named as another's page is, lengthens the hash rather than hiding a release.
+    """
+    pages: dict[tuple[str, str], str] = {}
+    taken: set[str] = set()
+    keys = sorted(set(releases))
+    # Tags safe as they are first: their pages are their names. Pages are told apart as a
+    # case-insensitive file system would (V1.0 and v1.0 are one folder there).
+    for length in (0, 6, 12, 64):
+        for repository, tag in keys:
+            if (repository, tag) in pages or (length == 0 and segment(tag) != tag):
+                continue
+            name = tag if length == 0 else f"{segment(tag).rstrip('-')}-{_tag_hash(tag)[:length]}"
+            page = f"releases/{repository}/{name}.md" if several_repositories else f"releases/{name}.md"
+            if page.lower() not in taken or length == 64:
+                taken.add(page.lower())
+                pages[(repository, tag)] = page
+    return pages
+
+
+def _tag_hash(tag: str) -> str:
+    return hashlib.sha256(tag.encode("utf-8")).hexdigest()
 
 
 def series_page(slug: str) -> str:

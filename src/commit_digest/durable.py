@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from commit_digest.errors import InputError
+from commit_digest.errors import InputError, StoreError
 from commit_digest.exchange import InputProblems, read_all_records, record_line, record_order
 from commit_digest.models import CommitRecord
 from commit_digest.narratives import WeekNarrative
@@ -67,11 +67,12 @@ class RestoreResult:
 def month_file(directory: Path, record: CommitRecord) -> Path:
     commit = record.commit
     owner, name = commit.repository.split("/", 1)
-    return directory / owner / name / f"{commit.committed_at.astimezone(UTC).strftime('%Y-%m')}.jsonl"
+    month = commit.committed_at.astimezone(UTC).strftime("%Y-%m")
+    return _inside(directory, directory / owner / name / f"{month}.jsonl")
 
 
 def narrative_file(directory: Path, narrative: WeekNarrative) -> Path:
-    return directory / NARRATIVES_DIR / f"{narrative.week[:4]}.jsonl"
+    return _inside(directory, directory / NARRATIVES_DIR / f"{narrative.week[:4]}.jsonl")
 
 
 def narrative_line(narrative: WeekNarrative) -> str:
@@ -80,7 +81,20 @@ def narrative_line(narrative: WeekNarrative) -> str:
 
 def release_file(directory: Path, release: Release) -> Path:
     owner, name = release.repository.split("/", 1)
-    return directory / RELEASES_DIR / f"{owner}.{name}.jsonl"
+    return _inside(directory, directory / RELEASES_DIR / f"{owner}.{name}.jsonl")
+
+
+def _inside(directory: Path, path: Path, *, follow_links: bool = False) -> Path:
+    """``path``, which must stay in ``directory`` with its ``..`` taken as written (cheap: once per
+    record) or, with ``follow_links``, once links are followed too (once per file, before it is
+    touched). The models check the names paths are made of; this is the writer's own check."""
+    if follow_links:
+        inside = path.resolve().is_relative_to(directory.resolve())
+    else:
+        inside = path.is_relative_to(directory) and ".." not in path.relative_to(directory).parts
+    if not inside:
+        raise StoreError(f"refusing to write {path}: it is outside the durable folder {directory}")
+    return path
 
 
 def release_line(release: Release) -> str:
@@ -124,7 +138,7 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
         ordered_items = sorted(items, key=lambda item: (item.repository, release_order(item), item.tag))
         texts[path] = "".join(release_line(item) + "\n" for item in ordered_items)
     stale = [
-        path
+        _inside(directory, path, follow_links=True)
         for path in (directory / RELEASES_DIR).glob("*.jsonl")
         if path not in texts and _is_release_file(directory, path)
     ]
@@ -133,6 +147,7 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     written = unchanged = 0
     digests = {}
     for path in sorted(texts):
+        _inside(directory, path, follow_links=True)
         text = texts[path]
         digests[str(path.relative_to(directory))] = hashlib.sha256(text.encode()).hexdigest()
         if path.exists() and path.read_text(encoding="utf-8") == text:

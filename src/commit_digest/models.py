@@ -7,13 +7,14 @@ reply is an error naming the field instead of data silently dropped.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, tzinfo
 from datetime import date as Date
-from datetime import tzinfo
 from enum import StrEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
     ConfigDict,
@@ -28,12 +29,47 @@ from commit_digest import caps
 SCHEMA_VERSION = 1
 
 SHA_PATTERN = r"^[0-9a-f]{40}$"
-REPOSITORY_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+# GitHub's names: an owner is 1-39 letters, digits and hyphens, not starting with a hyphen (so
+# never a dot: ``releases/<owner>.<name>.jsonl`` is unambiguous); a repository is 1-100 letters,
+# digits, dots, hyphens and underscores, but not "." or "..". Paths are built from these names.
+REPOSITORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$"
+_REPOSITORY_NAME = re.compile(REPOSITORY_PATTERN.removesuffix("$") + r"\Z")
 LABEL_ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 _PR_IN_TITLE = re.compile(r"\(#(\d+)\)\s*$")
 
+# The moments a site can show. A date is moved into the site's zone (UTC-12 to UTC+14), then to
+# its week, month and year and their neighbours; datetime ends at years 1 and 9999, so the range
+# keeps a year clear of each end (and git gives no date before 1970). sources/git.py reads them too.
+EARLIEST_DATE = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_DATE = datetime(9998, 1, 1, tzinfo=UTC)
+
+
+def _repository_name(value: str) -> str:
+    if not _REPOSITORY_NAME.match(value):
+        raise ValueError(
+            f"{value!r} is not a GitHub repository name: owner/name, the owner of letters, digits and "
+            "hyphens, the name of letters, digits and . _ -"
+        )
+    return value
+
+
+def _shown_date(value: datetime) -> datetime:
+    # Compared as instants: an aware comparison subtracts offsets without making a datetime.
+    if not EARLIEST_DATE <= value <= LATEST_DATE:
+        raise ValueError(
+            f"{value.isoformat()} is outside the dates a site can show "
+            f"({EARLIEST_DATE:%Y-%m-%d} to {LATEST_DATE:%Y-%m-%d} UTC)"
+        )
+    return value
+
+
 Sha = Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
-Repository = Annotated[str, StringConstraints(pattern=REPOSITORY_PATTERN)]
+# Checked wherever a name enters (records, settings, --repo, releases), so no path is ever built
+# from an unchecked one.
+RepositoryName = Annotated[str, AfterValidator(_repository_name)]
+Repository = RepositoryName  # the name the site's kept summaries import
+# A commit's or an analysis's moment, which pages and commands move into the site's time zone.
+ShownDatetime = Annotated[AwareDatetime, AfterValidator(_shown_date)]
 LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=caps.LABEL_ID)]
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=caps.STORED.short)]
 Paragraph = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=caps.STORED.paragraph)]
@@ -141,12 +177,12 @@ class GitHubAddresses:
 
 
 class Commit(GitHubAddresses, StrictModel):
-    repository: Repository
+    repository: RepositoryName
     sha: Sha
     author_name: Annotated[str, StringConstraints(max_length=300)]
     author_login: str | None = None
-    authored_at: AwareDatetime
-    committed_at: AwareDatetime
+    authored_at: ShownDatetime
+    committed_at: ShownDatetime
     title: Annotated[str, StringConstraints(max_length=2000)]
     body: str = Field(default="", max_length=200_000)
     pr_number: int | None = Field(default=None, gt=0)
@@ -239,7 +275,7 @@ class Provenance(StrictModel):
     analyzer: Annotated[str, StringConstraints(pattern=r"^(offline|llm:.+|legacy(:.+)?)$")]
     prompt_version: str = ""
     schema_version: int = SCHEMA_VERSION
-    created_at: AwareDatetime
+    created_at: ShownDatetime
     status: AnalysisStatus = AnalysisStatus.OK
     error: str | None = Field(default=None, max_length=4000)
     incomplete: bool = False  # the source text ended mid-sentence (legacy imports)

@@ -23,7 +23,7 @@ from typing import Annotated, Self
 
 from pydantic import AwareDatetime, StringConstraints, field_validator, model_validator
 
-from commit_digest.models import Repository, Sha, StrictModel
+from commit_digest.models import RepositoryName, Sha, StrictModel
 
 TagName = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 
@@ -36,7 +36,6 @@ _VERSION = re.compile(r"^\D*?(\d+(?:\.\d+)*)(?:[-_.]?([A-Za-z]+)[-_.]?(\d*))?")
 # in ".lock", "..", control characters, space and ~^:?*[\\, an empty part (a leading, trailing or
 # doubled slash), a trailing dot, "@{". So a tag name is never "..", nor a path from the root.
 _NOT_IN_TAG_NAME = re.compile(r"(?:^|/)\.|\.lock(?:/|$)|\.\.|[\x00-\x20\x7f~^:?*\[\\]|^/|/$|//|\.$|@\{")
-
 
 
 class BranchPoint(StrictModel):
@@ -68,7 +67,7 @@ class BranchPoint(StrictModel):
 class Release(StrictModel):
     """One release tag of a repository and the stored commits it released first."""
 
-    repository: Repository
+    repository: RepositoryName
     tag: TagName
     sha: Sha  # the tagged commit (an annotated tag peeled)
     # The tagger date of an annotated tag read from a clone, else the tagged commit's committer date.

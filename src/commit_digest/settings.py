@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from commit_digest.errors import InputError
-from commit_digest.models import REPOSITORY_PATTERN
+from commit_digest.models import RepositoryName
 from commit_digest.taxonomy import combine_overrides
 
 PLUGIN_NAME = "commit-digest"
@@ -67,7 +67,7 @@ class GithubSettings(_Settings):
 class RepositorySettings(_Settings):
     """One repository a site follows (an item of ``repositories:``)."""
 
-    name: str = Field(pattern=REPOSITORY_PATTERN)
+    name: RepositoryName
     # Every commit of this repository is on these platforms (a hardware plugin: [ascend]).
     platforms: tuple[str, ...] = ()
     # Additions and overrides of the taxonomy for this repository's commits only, applied after
@@ -114,7 +114,7 @@ class RepositorySettings(_Settings):
 
 class DigestSettings(_Settings):
     # The shorthand for one repository; with ``repositories`` it is their first.
-    repository: str = Field(default="vllm-project/vllm", pattern=REPOSITORY_PATTERN)
+    repository: RepositoryName = "vllm-project/vllm"
     # Every repository the site follows, in the order the site lists them. After validation
     # never empty: ``repository`` alone gives a list of one.
     repositories: tuple[RepositorySettings, ...] = ()

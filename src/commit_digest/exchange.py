@@ -7,7 +7,7 @@ time, sha), so re-exporting an unchanged store gives the same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from pydantic import ValidationError
@@ -67,6 +67,31 @@ class InputProblems:
         if self.count > len(self.listed):
             lines.append(f"and {self.count - len(self.listed)} more")
         raise InputError("\n".join(lines))
+
+
+# The longest line `import` reads, in characters. Far above the longest record the sources make
+# (a 200,000-character body and a pull request's description, both up to six times longer as JSON
+# escapes, patches cut to the per-commit cap, an analysis in two languages, tens of thousands of
+# changed files); a bound on what a line that never ends (/dev/zero) costs before it is refused.
+MAX_LINE_CHARS = 32 * 1024 * 1024
+_BYTE_ORDER_MARK = "\ufeff"
+
+
+def bounded_lines(
+    stream: TextIO, *, source: str, problems: InputProblems, limit: int = MAX_LINE_CHARS
+) -> Iterator[str]:
+    """The lines of ``stream``, without the byte order mark some editors start a file with.
+
+    A line longer than ``limit`` characters is a problem, and the rest of ``stream`` is not read:
+    a stream with no newline may have no end either.
+    """
+    number = 0
+    while line := stream.readline(limit + 1):
+        number += 1
+        if len(line) > limit and not line.endswith("\n"):
+            problems.add(source, number, "line", f"longer than {limit:,} characters; the rest of {source} was not read")
+            return
+        yield line.removeprefix(_BYTE_ORDER_MARK) if number == 1 else line
 
 
 def parse_records(lines: Iterable[str], *, source: str, problems: InputProblems) -> list[CommitRecord]:

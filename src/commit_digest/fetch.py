@@ -4,6 +4,11 @@ Commits are detailed oldest first and each is stored as soon as it is read, so a
 stops (rate limit, Ctrl-C, kill) leaves a store whose newest commit marks where the next run
 continues, with nothing older missing. Commits that failed are remembered in the store's
 metadata so the next run's window reaches back to them.
+
+A commit the source reads but that cannot make a record (no date places it on a day, a field
+the model refuses) is another matter: reading it again gives the same answer. It is skipped
+with one warning naming it, remembered with the reason, and never read again, so it neither
+blocks the commits after it nor makes every later night partial.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Protocol, runtime_checkable
 
+from pydantic import ValidationError
+
+from commit_digest.models import Commit
 from commit_digest.sources.base import CommitRef, CommitSource
-from commit_digest.sources.errors import CommitFetchError, RateLimitError
+from commit_digest.sources.errors import CommitFetchError, RateLimitError, UnusableCommitError
 from commit_digest.sources.window import FetchWindow, continuation_window
 from commit_digest.store import AnalysisStore
 
@@ -23,6 +31,11 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.fetch")
 
 def failed_commits_key(repository: str) -> str:
     return f"fetch/failed/{repository}"
+
+
+def skipped_commits_key(repository: str) -> str:
+    """sha → why: the commits of ``repository`` that can never make a record, not read again."""
+    return f"fetch/skipped/{repository}"
 
 
 def last_fetch_key(repository: str) -> str:
@@ -63,15 +76,31 @@ class FetchReport:
     new: int = 0
     already_stored: int = 0
     failed: list[CommitFetchError] = field(default_factory=list)
+    # Found this run to be unusable: remembered, said once.
+    skipped: list[UnusableCommitError] = field(default_factory=list)
+    skipped_before: int = 0  # listed again, known unusable since an earlier run: not read
     stopped: RateLimitError | None = None
 
     @property
     def not_reached(self) -> int:
         """Listed commits the run did not get to (it stopped), or could not list at all."""
-        return self.listed - self.new - self.already_stored - len(self.failed)
+        return (
+            self.listed
+            - self.new
+            - self.already_stored
+            - len(self.failed)
+            - len(self.skipped)
+            - self.skipped_before
+        )
 
     @property
     def complete(self) -> bool:
+        """Nothing failed, nothing was newly found unusable, nothing was left unread."""
+        return not self.failed and not self.skipped and self.stopped is None
+
+    @property
+    def up_to_date(self) -> bool:
+        """The store holds every commit the run listed that can ever be stored."""
         return not self.failed and self.stopped is None
 
     def summary(self) -> str:
@@ -79,6 +108,10 @@ class FetchReport:
             f"{self.repository} {self.window.describe()}: {self.listed} listed, {self.new} new, "
             f"{self.already_stored} already stored, {len(self.failed)} failed"
         )
+        if self.skipped:
+            line += f", {len(self.skipped)} skipped for good"
+        if self.skipped_before:
+            line += f", {self.skipped_before} skipped by an earlier run"
         if self.stopped is not None:
             line += f", {self.not_reached} not fetched (stopped: {self.stopped})"
         return line
@@ -87,6 +120,12 @@ class FetchReport:
 def pending_failures(store: AnalysisStore, repository: str) -> dict[str, str]:
     """sha → committed_at (ISO) of commits that failed to fetch and have not been fetched since."""
     value = store.get_meta(failed_commits_key(repository))
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def skipped_commits(store: AnalysisStore, repository: str) -> dict[str, str]:
+    """sha → reason of the commits of ``repository`` found unusable by an earlier run."""
+    value = store.get_meta(skipped_commits_key(repository))
     return dict(value) if isinstance(value, dict) else {}
 
 
@@ -123,8 +162,8 @@ def fetch_commits(
 ) -> FetchReport:
     """Stores every commit of ``window`` not yet stored. Errors that make the source unusable
     (SourceError: a bad token, a clone that is not the repository) propagate; a commit that
-    fails is counted and the others continue; a rate limit the run may not wait out ends the
-    run with what was stored kept."""
+    fails is counted and the others continue; a commit that can never make a record is skipped
+    and remembered; a rate limit the run may not wait out ends the run with what was stored kept."""
     repository = source.repository
     if isinstance(source, ClaimingSource):
         # Before the first listing: a clone of another repository must not leave one record behind.
@@ -147,7 +186,8 @@ def fetch_commits(
             report.already_stored += 1
         else:
             missing.append(ref)
-    missing.sort(key=lambda ref: (ref.committed_at, ref.sha))
+    # A commit listed with no time that places it goes first: it is skipped or stored at once.
+    missing.sort(key=lambda ref: (ref.committed_at or window.start, ref.sha))
     logger.debug("%s: %s listed, %s to fetch", repository, report.listed, len(missing))
     if observer is not None:
         observer.on_detail_start(len(missing))
@@ -163,13 +203,28 @@ def fetch_commits(
         for sha in vanished:
             del failures[sha]
         store.set_meta(failed_commits_key(repository), failures)
+    # Kept even when no longer listed: a sha is small, and one that left the branch never returns.
+    skipped = skipped_commits(store, repository)
     for ref in missing:
+        if ref.sha in skipped:
+            report.skipped_before += 1
+            _observe(observer, ref.sha, "skipped")
+            continue
         try:
-            commit = source.detail_commit(ref.sha, with_pull_request=with_pull_requests)
+            commit = _detailed(source, ref.sha, with_pull_request=with_pull_requests)
+        except UnusableCommitError as error:
+            logger.warning("%s: skipped %s; it is not fetched again", repository, error)
+            report.skipped.append(error)
+            skipped[ref.sha] = error.reason
+            store.set_meta(skipped_commits_key(repository), skipped)
+            if failures.pop(ref.sha, None) is not None:
+                store.set_meta(failed_commits_key(repository), failures)
+            _observe(observer, ref.sha, "skipped")
+            continue
         except CommitFetchError as error:
             logger.warning("%s: %s", repository, error)
             report.failed.append(error)
-            failures[ref.sha] = ref.committed_at.isoformat()
+            failures[ref.sha] = (ref.committed_at or window.start).isoformat()
             store.set_meta(failed_commits_key(repository), failures)
             _observe(observer, ref.sha, "failed")
             continue
@@ -183,9 +238,26 @@ def fetch_commits(
         if failures.pop(ref.sha, None) is not None:
             store.set_meta(failed_commits_key(repository), failures)
         _observe(observer, ref.sha, "stored")
-    if report.complete:
+    if report.up_to_date:
         store.set_meta(last_fetch_key(repository), datetime.now(UTC).isoformat(timespec="seconds"))
     return report
+
+
+def _detailed(source: CommitSource, sha: str, *, with_pull_request: bool) -> Commit:
+    try:
+        return source.detail_commit(sha, with_pull_request=with_pull_request)
+    except ValidationError as error:
+        # The source read the commit and the model refuses what it holds: the same every time.
+        raise UnusableCommitError(sha, _refusal(error)) from None
+
+
+def _refusal(error: ValidationError) -> str:
+    """A ValidationError in one line (its inputs left out: they are the commit's own text)."""
+    problems = error.errors(include_url=False, include_input=False)
+    first = problems[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"the {error.title} record refuses it: {where}: {first['msg']}{more}"
 
 
 def _observe(observer: FetchObserver | None, sha: str, outcome: str) -> None:

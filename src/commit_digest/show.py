@@ -7,21 +7,36 @@ from zoneinfo import ZoneInfo
 
 from commit_digest.models import CommitRecord
 
-# Commit text is untrusted: escape sequences must not reach the terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Commit text is untrusted. Control characters (terminal escapes; a newline that starts a forged
+# line), bidi controls that make text read reversed, and line separators are shown escaped.
+_SHOWN_ESCAPED = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_CONTINUED = "\n    "
+
+
+def _escaped(match: re.Match[str]) -> str:
+    character = match.group()
+    code = ord(character)
+    return _NAMED.get(character) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def one_line(text: str) -> str:
+    """A field that is one line (a title, a name, a path) as one line, every control escaped."""
+    return _SHOWN_ESCAPED.sub(_escaped, text)
 
 
 def plain(text: str) -> str:
-    return _CONTROL.sub("\N{REPLACEMENT CHARACTER}", text)
+    """Prose that may hold several lines: each line after the first indented under its item."""
+    return _CONTINUED.join(one_line(line) for line in text.split("\n"))
 
 
 def format_record(record: CommitRecord, zone: ZoneInfo) -> str:
     commit = record.commit
     lines = [
-        plain(commit.title),
+        one_line(commit.title),
         f"  sha        {commit.sha}",
-        f"  author     {plain(commit.author_name)}"
-        + (f" (@{plain(commit.author_login)})" if commit.author_login else ""),
+        f"  author     {one_line(commit.author_name)}"
+        + (f" (@{one_line(commit.author_login)})" if commit.author_login else ""),
         f"  landed     {commit.committed_at.astimezone(zone).isoformat()} (day {commit.day(zone)})",
         f"  commit     {commit.web_url}",
     ]
@@ -29,7 +44,7 @@ def format_record(record: CommitRecord, zone: ZoneInfo) -> str:
         lines.append(f"  pull       {commit.pr_url}")
     lines.append(f"  files      {len(commit.files)} (+{commit.additions}/-{commit.deletions})")
     for change in commit.files[:20]:
-        lines.append(f"    {change.status.value:<9} {plain(change.path)} (+{change.additions}/-{change.deletions})")
+        lines.append(f"    {change.status.value:<9} {one_line(change.path)} (+{change.additions}/-{change.deletions})")
     if len(commit.files) > 20:
         lines.append(f"    … and {len(commit.files) - 20} more")
     analysis = record.analysis
@@ -38,8 +53,8 @@ def format_record(record: CommitRecord, zone: ZoneInfo) -> str:
         return "\n".join(lines)
     provenance = analysis.provenance
     lines.append(
-        f"analysis: {provenance.status.value} by {provenance.analyzer} "
-        f"({provenance.prompt_version or '-'}, {provenance.created_at.isoformat()})"
+        f"analysis: {provenance.status.value} by {one_line(provenance.analyzer)} "
+        f"({one_line(provenance.prompt_version) or '-'}, {provenance.created_at.isoformat()})"
     )
     if provenance.error:
         lines.append(f"  error      {plain(provenance.error)}")
@@ -47,23 +62,25 @@ def format_record(record: CommitRecord, zone: ZoneInfo) -> str:
         lines.append(f"  type       {analysis.change_type.value}")
         lines.append(f"  importance {analysis.importance.value if analysis.importance else '-'}")
         for label in analysis.platforms:
-            lines.append(f"  platform   {label.id} [{label.source.value}] {plain(label.reason)}")
+            lines.append(f"  platform   {label.id} [{label.source.value}] {one_line(label.reason)}")
         for label in analysis.subsystems:
-            lines.append(f"  subsystem  {label.id} [{label.source.value}] {plain(label.reason)}")
+            lines.append(f"  subsystem  {label.id} [{label.source.value}] {one_line(label.reason)}")
         sections = [
-            ("summary", list(analysis.summary)),
-            ("impact", [f"{item.area}: {item.note}" for item in analysis.impact_scope]),
-            ("insights", [f"{name}: {text}" for name, text in analysis.insights.model_dump().items() if text]),
-            ("risks", list(analysis.risks)),
-            ("advice", [f"{item.audience}: {item.advice}" for item in analysis.recommendations]),
+            ("summary", [plain(text) for text in analysis.summary]),
+            ("impact", [f"{one_line(item.area)}: {plain(item.note)}" for item in analysis.impact_scope]),
+            ("insights", [f"{name}: {plain(text)}" for name, text in analysis.insights.model_dump().items() if text]),
+            ("risks", [plain(text) for text in analysis.risks]),
+            ("advice", [f"{one_line(item.audience)}: {plain(item.advice)}" for item in analysis.recommendations]),
         ]
         for heading, items in sections:
             if items:
                 lines.append(f"{heading}:")
-                lines.extend(f"  - {plain(item)}" for item in items)
+                lines.extend(f"  - {item}" for item in items)
         if analysis.conclusion:
             lines.append(f"conclusion: {plain(analysis.conclusion)}")
     if record.failure is not None:
         failure = record.failure
-        lines.append(f"last attempt: {failure.status.value} by {failure.analyzer}: {plain(failure.error or '')}")
+        lines.append(
+            f"last attempt: {failure.status.value} by {one_line(failure.analyzer)}: {plain(failure.error or '')}"
+        )
     return "\n".join(lines)

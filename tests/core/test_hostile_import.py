@@ -3,6 +3,7 @@ and `show` (issue 28, items 3, 4 and 10)."""
 
 from __future__ import annotations
 
+import io
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,11 +17,12 @@ from commit_digest.cli import main
 from commit_digest.durable import month_file, narrative_file, release_file, save_durable
 from commit_digest.errors import StoreError
 from commit_digest.exchange import record_line
-from commit_digest.models import EARLIEST_DATE, LATEST_DATE, Commit, CommitRecord
+from commit_digest.models import EARLIEST_DATE, LATEST_DATE, Commit, CommitRecord, FileChange
 from commit_digest.narratives import WeekNarrative
 from commit_digest.settings import DigestSettings
 from commit_digest.store import AnalysisStore
-from tests.factories import REPOSITORY, make_commit, make_release
+from tests.core.test_store import analysis
+from tests.factories import REPOSITORY, make_commit, make_release, numbered_sha
 
 
 def line_of(record: CommitRecord, **commit_fields: Any) -> str:
@@ -160,3 +162,73 @@ def test_saving_never_follows_a_link_out_of_the_durable_folder(tmp_path: Path) -
         with pytest.raises(StoreError, match="outside"):
             save_durable(store, durable)
     assert files_under(elsewhere) == []
+
+
+# -- the import's lines (item 10) ---------------------------------------------------------
+
+
+def test_a_file_starting_with_a_byte_order_mark_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    export = tmp_path / "bom.jsonl"
+    lines = [record_line(CommitRecord(commit=make_commit(number))) for number in range(3)]
+    export.write_text("\ufeff" + "\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["import", "--cache", str(tmp_path / "c"), str(export)]) == 0
+    assert "imported 3 records" in capsys.readouterr().out
+
+
+def test_stdin_starting_with_a_byte_order_mark_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("\ufeff" + record_line(CommitRecord(commit=make_commit(1))) + "\n"))
+    assert main(["import", "--cache", str(tmp_path / "c"), "-"]) == 0
+    assert "imported 1 records" in capsys.readouterr().out
+
+
+def test_an_endless_line_ends_the_import_with_a_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", "--cache", str(tmp_path / "c"), "/dev/zero"]) == 2
+    error = capsys.readouterr().err
+    assert "/dev/zero:1: line: longer than" in error and "Traceback" not in error
+    with AnalysisStore(tmp_path / "c") as store:
+        assert len(store) == 0
+
+
+def test_a_sha_given_twice_counts_once_and_is_merged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commit = make_commit(1)
+    first = tmp_path / "first.jsonl"
+    first.write_text(
+        record_line(CommitRecord(commit=commit, analysis=analysis("llm:m")))
+        + "\n"
+        + record_line(CommitRecord(commit=make_commit(2)))
+        + "\n"
+    )
+    second = tmp_path / "second.jsonl"
+    second.write_text(record_line(CommitRecord(commit=commit, analysis=analysis("offline", minutes=5))) + "\n")
+    assert main(["import", "--cache", str(tmp_path / "c"), str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert "imported 2 records" in out and "2 new or changed, 0 unchanged" in out
+    assert "1 record repeated a commit" in out
+    with AnalysisStore(tmp_path / "c") as store:
+        assert len(store) == 2
+        kept = store.get(REPOSITORY, commit.sha)
+        # Merged as the store merges: the paid analysis is kept over the later, cheaper one.
+        assert kept is not None and kept.analysis is not None and kept.analysis.provenance.analyzer == "llm:m"
+
+
+# -- show (item 10) -----------------------------------------------------------------------
+
+
+def test_show_escapes_newlines_and_bidi_controls_in_one_line_fields(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = (FileChange(path="docs/a\nmodified  forged.py", additions=1),)
+    commit = make_commit(7, title="safe \u202etxt.exe\u2066 title", files=files)
+    commit = commit.model_copy(update={"author_name": "Eve\r\n  sha        " + numbered_sha(9)})
+    with AnalysisStore(tmp_path / "a") as store:
+        store.put(CommitRecord(commit=commit, analysis=analysis("offline")))
+    assert main(["show", "--cache", str(tmp_path / "a"), commit.sha]) == 0
+    out = capsys.readouterr().out
+    for control in ("\u202e", "\u2066", "\r"):
+        assert control not in out
+    lines = out.splitlines()
+    assert lines[0] == "safe \\u202etxt.exe\\u2066 title"
+    assert "    modified  docs/a\\nmodified  forged.py (+1/-0)" in lines
+    assert [line for line in lines if line.startswith("  sha")] == [f"  sha        {commit.sha}"]

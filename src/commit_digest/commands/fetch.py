@@ -9,8 +9,10 @@ release tags become releases and stored commits are placed in the first release 
 them. That step failing (a rate limit, the network) is reported and keeps every stored commit.
 
 Exit status: 0 every listed commit is stored and the releases are up to date, 1 some failed or a
-rate limit stopped the run (what was fetched is kept; run again later), 2 the run could not start
-(bad option, wrong repository, bad token).
+rate limit stopped the run (what was fetched is kept; run again later), or a commit was found that
+can never be stored (no date places it on a day, a field the store refuses): it is skipped with a
+warning naming it, and later runs neither read it again nor count it, so they exit 0. 2 the run
+could not start (bad option, wrong repository, bad token).
 """
 
 from __future__ import annotations

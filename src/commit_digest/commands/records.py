@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.errors import InputError
-from commit_digest.exchange import InputProblems, parse_records, write_records
+from commit_digest.exchange import InputProblems, bounded_lines, parse_records, write_records
+from commit_digest.models import CommitRecord
 from commit_digest.show import format_record
 
 
@@ -40,25 +42,34 @@ def run_import(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     # Every file is read before anything is stored, and the error lists the problems of all of them.
     problems = InputProblems()
-    batches = []
+    records: list[CommitRecord] = []
     for path in args.files:
-        if str(path) == "-":
-            batches.append(parse_records(sys.stdin, source="<stdin>", problems=problems))
-            continue
+        stdin = str(path) == "-"
+        source = "<stdin>" if stdin else str(path)
         try:
-            with path.open(encoding="utf-8") as lines:
-                batches.append(parse_records(lines, source=str(path), problems=problems))
+            with nullcontext(sys.stdin) if stdin else path.open(encoding="utf-8") as stream:
+                lines = bounded_lines(stream, source=source, problems=problems)
+                records.extend(parse_records(lines, source=source, problems=problems))
         except OSError as error:
-            raise InputError(f"cannot read {path}: {error.strerror}") from error
+            raise InputError(f"cannot read {source}: {error.strerror}") from error
         except UnicodeDecodeError as error:
-            raise InputError(f"{path} is not UTF-8 text: {error.reason} at byte {error.start}") from error
+            raise InputError(f"{source} is not UTF-8 text: {error.reason} at byte {error.start}") from error
     problems.raise_if_any()
+    # A commit given twice (in one file or two) is one commit: each line is merged into the store
+    # as any import is, so the more valuable analysis is kept (with --force, the later line's).
+    commits = len({record.key for record in records})
     with open_store(settings) as store:
-        total = sum(len(batch) for batch in batches)
-        changed = sum(store.merge_all(batch, force=args.force) for batch in batches)
-        print(
-            f"imported {total} records into {settings.cache_dir}: {changed} new or changed, {total - changed} unchanged"
+        changed = len({record.key for record in records if store.merge(record, force=args.force)})
+    repeated = len(records) - commits
+    print(
+        f"imported {commits} records into {settings.cache_dir}: {changed} new or changed, {commits - changed} unchanged"
+        + (
+            f"; {repeated} {'record' if repeated == 1 else 'records'} repeated a commit given before in this "
+            "import, merged into it"
+            if repeated
+            else ""
         )
+    )
     return 0
 
 

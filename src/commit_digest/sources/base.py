@@ -20,10 +20,14 @@ TITLE_LIMIT = 2000
 
 @dataclass(frozen=True)
 class CommitRef:
-    """A commit as a listing names it: enough to decide whether it needs detailing."""
+    """A commit as a listing names it: enough to decide whether it needs detailing.
+
+    ``committed_at`` None: the source gives no time that places the commit on a day (git's
+    date of a hand-made commit object); its details say whether it can be stored at all.
+    """
 
     sha: str
-    committed_at: datetime
+    committed_at: datetime | None
 
 
 class CommitSource(Protocol):
@@ -33,11 +37,15 @@ class CommitSource(Protocol):
     def repository(self) -> str: ...
 
     def list_commits(self, branch: str | None, window: FetchWindow) -> Iterator[CommitRef]:
-        """Commits of ``branch`` (the default branch when None) landed inside ``window``, any order."""
+        """Commits of ``branch`` (the default branch when None) landed inside ``window``, any order,
+        and those the source listed for it with no time that places them (``committed_at`` None)."""
         ...
 
     def detail_commit(self, sha: str, *, with_pull_request: bool) -> Commit:
-        """The full record of one commit: files with capped patches, and its pull request if asked."""
+        """The full record of one commit: files with capped patches, and its pull request if asked.
+
+        Raises UnusableCommitError when the commit itself cannot make a record (asking again gives
+        the same answer), CommitFetchError when reading it failed and may work later."""
         ...
 
 

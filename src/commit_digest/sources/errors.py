@@ -21,6 +21,11 @@ class CommitFetchError(SourceError):
         self.reason = reason
 
 
+class UnusableCommitError(CommitFetchError):
+    """One commit was read but cannot make a record (no date places it on a day, a field the
+    model refuses): reading it again gives the same answer, so it is skipped for good."""
+
+
 class RateLimitError(SourceError):
     """The API refuses more requests for longer than the run may wait: stop cleanly, retry later."""
 

@@ -20,16 +20,18 @@ first. A night with new commits and no new tag runs four git processes.
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from commit_digest.errors import StoreError
-from commit_digest.models import Commit, FileChange, FileStatus
+from commit_digest.models import EARLIEST_DATE, LATEST_DATE, Commit, FileChange, FileStatus
 from commit_digest.releases import Release, TagRef
-from commit_digest.sources.base import AUTHOR_NAME_LIMIT, CommitRef, as_utc, cap_patches, split_message
-from commit_digest.sources.errors import CommitFetchError, SourceError
+from commit_digest.sources.base import AUTHOR_NAME_LIMIT, CommitRef, cap_patches, split_message
+from commit_digest.sources.errors import CommitFetchError, SourceError, UnusableCommitError
 from commit_digest.sources.git_identity import (
     Remote,
     RootMemory,
@@ -68,6 +70,8 @@ _TAG_FIELDS = "%00".join(
         "%(committerdate:unix)%(*committerdate:unix)",  # for an annotated tag without a tagger
     )
 )
+# No control character belongs in a name; a hand-made commit object may hold any (a NUL, an escape).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # The same diff for every view of a commit, so their entries line up one to one.
 _DIFF_OPTIONS = ("--format=", "-M", "--diff-merges=first-parent", "--no-color", "--no-ext-diff")
 
@@ -97,30 +101,47 @@ class GitSource:
         output = self._git_or_fail(f"cannot list the commits of {revision}", *arguments, revision, "--")
         for line in output.decode("ascii").splitlines():
             sha, _, timestamp = line.partition(" ")
-            committed_at = datetime.fromtimestamp(int(timestamp), UTC)
-            if window.contains(committed_at):
+            committed_at = _moment(timestamp)
+            # git lists a commit whose date it cannot print (negative, past year 9999) whatever the
+            # window: passed on unplaced, its details decide whether it can be stored.
+            if committed_at is None or window.contains(committed_at):
                 yield CommitRef(sha, committed_at)
 
     def detail_commit(self, sha: str, *, with_pull_request: bool) -> Commit:
         del with_pull_request  # a clone has no pull requests
         try:
-            header = self._git("show", "-s", "--format=%H%x00%an%x00%aI%x00%cI%x00%B", sha)
+            raw = _parse_commit(self._git("cat-file", "--batch", input=f"{sha}\n".encode()))
+            if raw is None:
+                raise CommitFetchError(sha, "git has no such commit")
             statuses = self._git("show", *_DIFF_OPTIONS, "-z", "--name-status", sha)
             counts = self._git("show", *_DIFF_OPTIONS, "-z", "--numstat", sha)
             collect = self._patch_cap_bytes is not None
             patches = self._git("show", *_DIFF_OPTIONS, "--patch", sha) if collect else b""
         except subprocess.CalledProcessError as error:
             raise CommitFetchError(sha, f"git show failed: {_stderr(error)}") from None
-        full_sha, author_name, authored, committed, message = _text(header).split("\0", 4)
-        title, body = split_message(message)
+        committed_at = _moment(raw.committer.seconds)
+        if committed_at is None:
+            raise UnusableCommitError(
+                raw.sha, f"no date places it on a day: its committer date {_seconds(raw.committer.seconds)}"
+            )
+        authored_at = _moment(raw.author.seconds)
+        if authored_at is None:
+            logger.warning(
+                "%s: commit %s: author date %s; its committer date stands for it",
+                self._repository,
+                raw.sha[:12],
+                _seconds(raw.author.seconds),
+            )
+            authored_at = committed_at
+        title, body = split_message(raw.message)
         files = _file_changes(_fields(statuses), _fields(counts), _split_patches(patches))
         return Commit(
             repository=self._repository,
-            sha=full_sha,
-            author_name=author_name[:AUTHOR_NAME_LIMIT],
+            sha=raw.sha,
+            author_name=raw.author.name[:AUTHOR_NAME_LIMIT],
             author_login=None,
-            authored_at=as_utc(datetime.fromisoformat(authored)),
-            committed_at=as_utc(datetime.fromisoformat(committed)),
+            authored_at=authored_at,
+            committed_at=committed_at,
             title=title,
             body=body,
             files=cap_patches(files, self._patch_cap_bytes),
@@ -184,8 +205,9 @@ class GitSource:
             elif kind != "commit":
                 logger.debug("%s: tag %s points at a %s, not a commit: not a release", self._repository, name, kind)
                 continue
-            moment = created if created.isdigit() else committed
-            yield TagRef(name, sha, datetime.fromtimestamp(int(moment), UTC) if moment.isdigit() else None)
+            # A tagger date no day can hold (year 10000) gives way to the commit's, as it does
+            # for an annotated tag without a tagger.
+            yield TagRef(name, sha, _moment(created) or _moment(committed))
 
     def describe_release(self, tag: TagRef, branch: str | None) -> Release:
         """The record of a release tag, from what the listing said (no git process)."""
@@ -351,6 +373,88 @@ class GitSource:
         except FileNotFoundError:
             raise SourceError("git is not installed (needed by --source git)") from None
         return completed.stdout
+
+
+@dataclass(frozen=True)
+class _Ident:
+    """An author or committer line of a commit object: the name, and the time as written."""
+
+    name: str
+    seconds: str  # digits when git wrote it; anything at all in a hand-made object
+
+
+@dataclass(frozen=True)
+class _RawCommit:
+    sha: str
+    author: _Ident
+    committer: _Ident
+    message: str
+
+
+def _parse_commit(batch: bytes) -> _RawCommit | None:
+    """The commit ``git cat-file --batch`` printed, None when the object is not a commit.
+
+    Read from the object rather than from ``git show --format``: git prints an empty name and a
+    literal ``%aI`` for an author line holding a NUL, and no ISO date outside years 0..9999, where
+    the object still holds both.
+    """
+    first, _, rest = batch.partition(b"\n")
+    described = first.split()
+    if len(described) != 3 or described[1] != b"commit" or not described[2].isdigit():
+        return None
+    content = rest[: int(described[2])]
+    head, _, message = content.partition(b"\n\n")
+    headers: dict[bytes, bytes] = {}
+    for line in head.split(b"\n"):
+        if not line.startswith(b" "):  # a space continues a multi-line header (a signature)
+            key, _, value = line.partition(b" ")
+            headers.setdefault(key, value)
+    encoding = headers.get(b"encoding")
+    return _RawCommit(
+        sha=_text(described[0]),
+        author=_ident(headers.get(b"author", b""), encoding),
+        committer=_ident(headers.get(b"committer", b""), encoding),
+        message=_decoded(message, encoding),
+    )
+
+
+def _ident(line: bytes, encoding: bytes | None) -> _Ident:
+    """``Name <email> seconds zone``, read the way git does: the name ends at the first ``<``,
+    the time follows the last ``>``."""
+    name, _, rest = line.partition(b"<")
+    when = rest.rpartition(b">")[2].split()
+    return _Ident(_CONTROL.sub("", _decoded(name, encoding)).strip(), _text(when[0]) if when else "")
+
+
+def _decoded(data: bytes, encoding: bytes | None) -> str:
+    """Text of the commit object as git shows it: re-encoded from its ``encoding`` header."""
+    if encoding:
+        try:
+            return data.decode(_text(encoding).strip(), errors="replace")
+        except (LookupError, ValueError):
+            pass  # an encoding Python does not know: git would print the bytes as they are
+    return _text(data)
+
+
+_EARLIEST_SECONDS = int(EARLIEST_DATE.timestamp())
+_LATEST_SECONDS = int(LATEST_DATE.timestamp())
+
+
+def _moment(seconds: str) -> datetime | None:
+    """The UTC time of git's Unix ``seconds``, None when it is none of the dates the product places
+    on a day (git prints nothing for a negative time; Python holds no year past 9999)."""
+    if not (seconds.isascii() and seconds.isdigit()):
+        return None
+    value = int(seconds)
+    if not _EARLIEST_SECONDS <= value <= _LATEST_SECONDS:
+        return None
+    return datetime.fromtimestamp(value, UTC)
+
+
+def _seconds(seconds: str) -> str:
+    """A time that ``_moment`` refused, for a message (a hand-made object may hold anything)."""
+    shown = f"{seconds[:24]!r} seconds since 1970" if seconds else "missing"
+    return f"({shown}) is outside {EARLIEST_DATE:%Y-%m-%d} .. {LATEST_DATE:%Y-%m-%d} UTC"
 
 
 def _peeled(for_each_ref: bytes) -> set[str]:

@@ -1,11 +1,11 @@
-"""The analysis store: the only importer of diskcache.
+"""The analysis store: the only user of diskcache (``store_disk`` is how it reads rows).
 
-Values are JSON text (never pickles), one per commit, keyed by repository and sha; beside the
-commits, each week's narrative per platform (``narratives``) and each release tag of a repository
-with the commits it released first (``releases``), under keys of their own.
-Analyses are paid for, so the cache never evicts (``eviction_policy="none"``): a size
-limit only stops culling, it never drops a record. SQLite underneath lets several
-processes read and write at once.
+Values are JSON text, never pickles (``store_disk`` refuses any other row unread), one per
+commit, keyed by repository and sha; beside the commits, each week's narrative per platform
+(``narratives``) and each release tag of a repository with the commits it released first
+(``releases``), under keys of their own. Analyses are paid for, so the cache never evicts
+(``eviction_policy="none"``): a size limit only stops culling, it never drops a record. SQLite
+underneath lets several processes read and write at once.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
 import diskcache
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from commit_digest.errors import StoreError
 from commit_digest.leases import Lease
@@ -29,9 +29,11 @@ from commit_digest.merge import merge_records
 from commit_digest.models import Analysis, Commit, CommitRecord
 from commit_digest.narratives import WeekNarrative
 from commit_digest.releases import Release, ordered
+from commit_digest.store_disk import TextDisk, UnreadableRow
 from commit_digest.text_hygiene import clean_record
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.store")
+_Model = TypeVar("_Model", bound=BaseModel)
 
 _RECORD_PREFIX = "commit/"
 _NARRATIVE_PREFIX = "narrative/"
@@ -67,6 +69,7 @@ class AnalysisStore:
         try:
             self._cache = diskcache.Cache(
                 str(self.directory),
+                disk=TextDisk,
                 eviction_policy="none",
                 size_limit=size_limit,
                 cull_limit=0,
@@ -90,6 +93,10 @@ class AnalysisStore:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+    @property
+    def _database(self) -> Path:
+        return self.directory / "cache.db"
 
     def close(self) -> None:
         self._cache.close()
@@ -136,7 +143,15 @@ class AnalysisStore:
         prefix = sha_prefix.strip().lower()
         if len(prefix) < 4:
             raise StoreError(f"sha prefix {sha_prefix!r} is too short: give at least 4 hex digits")
-        return [record for record in self.records(repository) if record.commit.sha.startswith(prefix)]
+        # Only the records whose key matches are read: one damaged elsewhere does not hide this one.
+        prefix_key = _RECORD_PREFIX if repository is None else record_key(repository, "")
+        found = []
+        for key in self._keys(prefix_key):
+            if key.rsplit("/", 1)[-1].startswith(prefix):
+                text = self._read(key)
+                if text is not None:
+                    found.append(self._parse(key, text))
+        return found
 
     def repositories(self) -> list[str]:
         names = {key[len(_RECORD_PREFIX) :].rsplit("/", 1)[0] for key in self._record_keys()}
@@ -209,7 +224,7 @@ class AnalysisStore:
             with self._cache.transact():
                 deleted = bool(self._cache.delete(key, retry=True))
                 if deleted:
-                    self._cache.incr(_REVISION_KEY, retry=True)
+                    self._count_write()
                 return deleted
         except sqlite3.Error as error:
             raise self._error(f"cannot delete {key} from the store", error) from error
@@ -223,6 +238,8 @@ class AnalysisStore:
         try:
             self._cache.add(_IDENTITY_KEY, uuid.uuid4().hex, retry=True)
             return f"{self._cache.get(_IDENTITY_KEY, retry=True)}:{self._cache.get(_REVISION_KEY, 0, retry=True)}"
+        except UnreadableRow as error:
+            raise self._damaged("cannot read the revision of the store", self._database, error.why) from error
         except sqlite3.Error as error:
             raise self._error("cannot read the revision of the store", error) from error
 
@@ -313,8 +330,16 @@ class AnalysisStore:
     # -- metadata: small JSON values the pipeline keeps between runs ---------------------
 
     def get_meta(self, name: str) -> object | None:
-        text = self._read(_META_PREFIX + name)
-        return None if text is None else json.loads(text)
+        key = _META_PREFIX + name
+        text = self._read(key)
+        if text is None:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError as error:
+            raise self._damaged(
+                f"cannot read {key}", self._database, f"its value is not JSON: {error}"
+            ) from error
 
     def set_meta(self, name: str, value: object) -> None:
         self._write(_META_PREFIX + name, json.dumps(value, ensure_ascii=False, sort_keys=True))
@@ -332,7 +357,7 @@ class AnalysisStore:
             with self._cache.transact():
                 text = self._read(key)
                 if text is not None:
-                    held = Lease.model_validate_json(text)
+                    held = self._parsed(key, text, Lease)
                     if held.holder != lease.holder and not lapsed(held):
                         return False
                 self._cache.set(key, lease.model_dump_json(), retry=True)
@@ -346,7 +371,7 @@ class AnalysisStore:
         try:
             with self._cache.transact():
                 text = self._read(key)
-                if text is not None and Lease.model_validate_json(text).holder == holder:
+                if text is not None and self._parsed(key, text, Lease).holder == holder:
                     self._cache.delete(key, retry=True)
         except sqlite3.Error as error:
             raise self._error(f"cannot write {key} to the store", error) from error
@@ -362,28 +387,49 @@ class AnalysisStore:
             for key in self._cache.iterkeys():
                 if isinstance(key, str) and key.startswith(prefix):
                     yield key
+        except UnreadableRow as error:
+            raise self._damaged("cannot list the store", self._database, error.why) from error
         except sqlite3.Error as error:
             raise self._error("cannot list the store", error) from error
 
     def _read(self, key: str) -> str | None:
-        try:
-            value = self._cache.get(key, default=None, retry=True)
-        except sqlite3.Error as error:
-            raise self._error(f"cannot read {key} from the store", error) from error
-        if value is not None and not isinstance(value, str):
-            raise StoreError(f"{key} in the store at {self.directory} is not JSON text")
-        return value
+        missing = None
+        while True:
+            try:
+                value = self._cache.get(key, default=None, retry=True)
+            except UnreadableRow as error:
+                # A value file is removed just after its row is replaced or deleted: gone once may be
+                # a writer's doing (read the row again); gone again with the same row, it is lost.
+                if error.missing is not None and error.missing != missing:
+                    missing = error.missing
+                    continue
+                place = self._database if error.file is None else error.file
+                raise self._damaged(f"cannot read {key}", place, error.why) from error
+            except sqlite3.Error as error:
+                raise self._error(f"cannot read {key} from the store", error) from error
+            if value is not None and not isinstance(value, str):
+                raise self._damaged(f"cannot read {key}", self._database, "its value is not JSON text")
+            return value
 
     def _write(self, key: str, text: str) -> None:
         try:
             if key.startswith((_RECORD_PREFIX, _NARRATIVE_PREFIX, _RELEASE_PREFIX)):
                 with self._cache.transact():
                     self._cache.set(key, text, retry=True)
-                    self._cache.incr(_REVISION_KEY, retry=True)
+                    self._count_write()
                 return
             self._cache.set(key, text, retry=True)
         except sqlite3.Error as error:
             raise self._error(f"cannot write {key} to the store", error) from error
+
+    def _count_write(self) -> None:
+        """Moves the revision on (inside the caller's transaction)."""
+        try:
+            self._cache.incr(_REVISION_KEY, retry=True)
+        except TypeError as error:  # diskcache adds 1 to whatever the row holds
+            raise self._damaged(
+                f"cannot count a write in {_REVISION_KEY}", self._database, "its value is not a number"
+            ) from error
 
     def _error(self, what: str, error: sqlite3.Error | OSError) -> StoreError:
         """One message for every failure of the store's files, with the way back when they are damaged."""
@@ -393,28 +439,38 @@ class AnalysisStore:
         )
         if not damaged:
             return StoreError(f"{what} at {self.directory}: {text}")
-        database = self.directory / "cache.db"
+        return self._damaged(what, self._database, text)
+
+    def _damaged(self, what: str, place: Path, why: str) -> StoreError:
+        """The one-line error for a damaged store: what failed, the file, why, and the way back."""
         broken = self.directory.with_name(self.directory.name + ".damaged")
-        return StoreError(
-            f"{what}: {database} is damaged ({text}). Rebuild it from the durable form (the data "
+        message = (
+            f"{what}: {place} is damaged ({why}). Rebuild the store from the durable form (the data "
             f"branch's folder, data/ by default) with no LLM calls: "
             f"mv {self.directory} {broken} && commit-digest restore --cache {self.directory} --durable-dir data"
         )
+        # Keys and file names come from the rows: a newline in one must not start a second line.
+        return StoreError("".join(c if c.isprintable() else ascii(c)[1:-1] for c in message))
+
+    def _parsed(self, key: str, text: str, model: type[_Model]) -> _Model:
+        try:
+            return model.model_validate_json(text)
+        except ValidationError as error:
+            problems = error.errors(include_url=False, include_input=False, include_context=False)
+            first = problems[0]
+            if first["type"] == "json_invalid":
+                why = f"its value is not JSON: {first['msg']}"
+            else:
+                where = ".".join(str(part) for part in first["loc"])
+                more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+                why = f"its value does not match the schema: {where}: {first['msg']}{more}"
+            raise self._damaged(f"cannot read {key}", self._database, why) from error
 
     def _parse_narrative(self, key: str, text: str) -> WeekNarrative:
-        try:
-            return WeekNarrative.model_validate_json(text)
-        except ValidationError as error:
-            raise StoreError(f"{key} in the store at {self.directory} does not match the schema: {error}") from error
+        return self._parsed(key, text, WeekNarrative)
 
     def _parse_release(self, key: str, text: str) -> Release:
-        try:
-            return Release.model_validate_json(text)
-        except ValidationError as error:
-            raise StoreError(f"{key} in the store at {self.directory} does not match the schema: {error}") from error
+        return self._parsed(key, text, Release)
 
     def _parse(self, key: str, text: str) -> CommitRecord:
-        try:
-            return CommitRecord.model_validate_json(text)
-        except ValidationError as error:
-            raise StoreError(f"{key} in the store at {self.directory} does not match the schema: {error}") from error
+        return self._parsed(key, text, CommitRecord)

@@ -142,8 +142,13 @@ def window_for_run(
     if requested is not None:
         return requested
     failed_times = [datetime.fromisoformat(moment) for moment in pending_failures(store, repository).values()]
+    newest = store.newest_commit_time(repository)
+    if newest is not None and newest > now:
+        # A commit dated ahead (a wrong clock, a hand-made date in year 9000) would start every
+        # later window after the commits still to come.
+        newest = now
     return continuation_window(
-        store.newest_commit_time(repository),
+        newest,
         min(failed_times, default=None),
         now=now,
         zone=zone,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from commit_digest.cli import main
-from commit_digest.fetch import fetch_commits
+from commit_digest.fetch import fetch_commits, window_for_run
 from commit_digest.models import EARLIEST_DATE, LATEST_DATE
 from commit_digest.sources.git import GitSource
 from commit_digest.sources.window import FetchWindow
@@ -234,6 +234,33 @@ def test_a_commit_the_model_refuses_is_skipped_and_the_next_one_stored(tmp_path:
 
         again = fetch_commits(source, store, window, branch=None, with_pull_requests=False)
         assert again.complete and (again.new, again.skipped, again.skipped_before) == (0, [], 1)
+
+
+def test_a_commit_dated_centuries_ahead_does_not_stop_the_nights_after_it(tmp_path: Path) -> None:
+    path = tmp_path / "clone"
+    path.mkdir()
+    run_git(path, "init", "-q", "-b", "main")
+    far = at(datetime(9000, 1, 1, tzinfo=UTC))
+    commit_with_git(path, "far", authored=far, committed=far)
+    source = GitSource(REPOSITORY, path, patch_cap_bytes=None)
+    now = datetime(2026, 1, 8, 6, tzinfo=UTC)
+    with AnalysisStore(tmp_path / "store") as store:
+        first = fetch_commits(
+            source, store, FetchWindow(datetime(2026, 1, 7, tzinfo=UTC)), branch=None, with_pull_requests=False
+        )
+        assert first.new == 1
+        later = commit_with_git(
+            path,
+            "later",
+            authored=at(datetime(2026, 1, 8, 5, tzinfo=UTC)),
+            committed=at(datetime(2026, 1, 8, 5, tzinfo=UTC)),
+        )
+
+        window = window_for_run(store, REPOSITORY, None, now=now, zone=UTC, default_days=2)
+
+        assert window.start <= datetime(2026, 1, 8, 5, tzinfo=UTC)
+        fetch_commits(source, store, window, branch=None, with_pull_requests=False)
+        assert (REPOSITORY, later) in store
 
 
 def test_a_tag_dated_past_year_9999_is_dated_by_its_commit(tmp_path: Path) -> None:

@@ -337,9 +337,7 @@ class AnalysisStore:
         try:
             return json.loads(text)
         except ValueError as error:
-            raise self._damaged(
-                f"cannot read {key}", self._database, f"its value is not JSON: {error}"
-            ) from error
+            raise self._damaged(f"cannot read {key}", self._database, f"its value is not JSON: {error}") from error
 
     def set_meta(self, name: str, value: object) -> None:
         self._write(_META_PREFIX + name, json.dumps(value, ensure_ascii=False, sort_keys=True))
@@ -407,9 +405,24 @@ class AnalysisStore:
                 raise self._damaged(f"cannot read {key}", place, error.why) from error
             except sqlite3.Error as error:
                 raise self._error(f"cannot read {key} from the store", error) from error
-            if value is not None and not isinstance(value, str):
+            if value is None:
+                self._check_not_expired(key)
+            elif not isinstance(value, str):
                 raise self._damaged(f"cannot read {key}", self._database, "its value is not JSON text")
             return value
+
+    def _check_not_expired(self, key: str) -> None:
+        """diskcache reads an expired row as absent: the store never sets an expiry, so a row that
+        has one would be a record lost in silence (and a merge would overwrite it)."""
+        # diskcache has no public read that sees an expired row; _sql is its connection's execute.
+        try:
+            rows = self._cache._sql(
+                "SELECT 1 FROM Cache WHERE key = ? AND raw = 1 AND expire_time IS NOT NULL", (key,)
+            ).fetchall()
+        except sqlite3.Error as error:
+            raise self._error(f"cannot read {key} from the store", error) from error
+        if rows:
+            raise self._damaged(f"cannot read {key}", self._database, "its row is set to expire")
 
     def _write(self, key: str, text: str) -> None:
         try:

@@ -5,6 +5,7 @@ record silently gone, never a file read outside the store."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import sqlite3
 from pathlib import Path
@@ -269,3 +270,30 @@ def test_a_build_over_a_pickled_row_stops_with_the_way_back(
     assert f"cannot read {_key(record)}: {cache / 'cache.db'} is damaged" in error
     assert f"commit-digest restore --cache {cache}" in error
     assert not (tmp_path / "out").exists()
+
+
+def test_a_row_set_to_expire_is_never_a_silent_loss(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """diskcache hides an expired row from every read; the store never sets an expiry."""
+    cache = tmp_path / "cache"
+    record, other = _stored(cache, 1, 2)
+    _sql(cache, "UPDATE Cache SET expire_time = 1 WHERE key = ?", _key(record))
+
+    assert main(["export", "--cache", str(cache)]) == 2
+    _one_line_naming_restore(capsys, _key(record), "expire")
+    with AnalysisStore(cache) as store:
+        with pytest.raises(StoreError, match="restore"):
+            store.merge(CommitRecord(commit=record.commit))
+        assert store.get(REPOSITORY, other.commit.sha) == other
+        assert store.get(REPOSITORY, "f" * 40) is None
+
+
+def test_a_fifo_planted_as_a_value_file_is_refused_not_waited_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    record, _ = _stored(cache, 1, 2, body="x" * 40_000)
+    value_file = _value_file(cache, record)
+    value_file.unlink()
+    os.mkfifo(value_file)
+    assert main(["show", "--cache", str(cache), record.commit.sha]) == 2
+    _one_line_naming_restore(capsys, str(value_file), "not a regular file")

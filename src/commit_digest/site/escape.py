@@ -5,7 +5,9 @@ value goes through ``html_text`` — control characters and line breaks folded, 
 turned into entities — so the reader sees the text as written and the browser sees no tag,
 attribute or link. The only other path is a commit message's or PR description's body, read as
 a restricted Markdown and sanitized (``markdown_body.body_html``); nothing else passes through a
-Markdown parser on the way.
+Markdown parser on the way. A title or a name that could reorder the line around it (a
+right-to-left override, right-to-left letters) is shown in a <bdi> (``title_html``,
+``name_html``); plain text (window titles, feeds) drops the explicit direction controls instead.
 
 Pages a site owner writes in Markdown (mkdocs-gen-files scripts, through ``commit_digest.api``)
 need more, and get ``inline_text``/``block_text``: text must be inert for Markdown and HTML:
@@ -34,6 +36,15 @@ _SYNTAX_CHARACTERS = frozenset("\\`*_{}[]()<>#+-.!|:~^=$%@&\"'")
 _ALWAYS = frozenset("\\`*_{}[]<>#|:~^=$@&\"'")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029]")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+# What can change the order the text around a title or a name is shown in: an explicit embedding,
+# override or isolate (an unclosed U+202E shows the rest of its line reversed), a direction mark,
+# and the letters of right-to-left scripts.
+_EXPLICIT_BIDI = "\u202a-\u202e\u2066-\u2069"
+_MARKS = "\u061c\u200e\u200f"
+# Hebrew to Arabic Extended-A, their presentation forms, and the right-to-left historic scripts.
+_RIGHT_TO_LEFT = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff"
+_BIDI = re.compile(f"[{_EXPLICIT_BIDI}{_MARKS}{_RIGHT_TO_LEFT}]")
+_BIDI_CONTROL = re.compile(f"[{_EXPLICIT_BIDI}]")
 _ORDERED_LIST_START = re.compile(r"^(\d+)([.)])")
 
 
@@ -81,15 +92,23 @@ def html_join(parts: Iterable[object], separator: str = "") -> Markup:
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
 
+def _isolated(text: str, html: Markup) -> Markup:
+    """``html`` (``text`` escaped) in a <bdi> when ``text`` could reorder the line around it: the
+    rest of the line then reads as it should. Most titles and names have no such character and
+    stay as they are (the pages keep their size)."""
+    return Markup("<bdi>%s</bdi>") % html if _BIDI.search(text) else html
+
+
 def title_html(value: object) -> Markup:
-    """A commit title for HTML: its `code` spans as <code>, everything else escaped text.
+    """A commit title for HTML: its `code` spans as <code>, everything else escaped text, in a
+    <bdi> when its direction could spill over the line (``_isolated``).
 
     Titles are written in GitHub's Markdown, where only code spans are common (18 of 172 in the
     sample); emphasis and links are left as the characters they are.
     """
     text = _folded(value)
     if "`" not in text:  # most titles: no code span, the whole title is text
-        return escape(text)
+        return _isolated(text, escape(text))
     parts: list[Markup] = []
     position = 0
     for match in _CODE_SPAN.finditer(text):
@@ -97,12 +116,25 @@ def title_html(value: object) -> Markup:
         parts.append(Markup("<code>%s</code>") % match.group(2).strip())
         position = match.end()
     parts.append(escape(text[position:]))
-    return Markup("").join(parts)
+    return _isolated(text, Markup("").join(parts))
+
+
+def name_html(value: object) -> Markup:
+    """An untrusted name (an author, a series) for HTML: escaped text, isolated as titles are."""
+    text = _folded(value)
+    return _isolated(text, escape(text))
+
+
+def plain_name(value: object) -> str:
+    """An untrusted name as one line of plain text (a feed), without the explicit direction
+    controls that plain text cannot isolate."""
+    return _folded(_BIDI_CONTROL.sub("", str(value)))
 
 
 def title_plain(value: object) -> str:
-    """A commit title as plain text (a window title, a feed): code spans without their backticks."""
-    return _CODE_SPAN.sub(lambda match: match.group(2).strip(), _folded(value))
+    """A commit title as plain text (a window title, a feed): code spans without their backticks,
+    and no explicit direction control (``plain_name``)."""
+    return _CODE_SPAN.sub(lambda match: match.group(2).strip(), plain_name(value))
 
 
 def html_paragraphs(value: object) -> list[Markup]:

@@ -25,7 +25,7 @@ from itertools import islice
 
 from commit_digest.models import Importance
 from commit_digest.site import paths
-from commit_digest.site.escape import title_plain
+from commit_digest.site.escape import plain_name, title_plain
 from commit_digest.site.i18n import Texts
 from commit_digest.site.impact_view import change_text
 from commit_digest.site.model import UNANALYSED, SiteCommit, SiteIndex
@@ -228,7 +228,7 @@ class _Writer:
         ET.SubElement(entry, "link", {"rel": "related", "type": "text/html", "href": commit.web_url})
         ET.SubElement(entry, "published").text = _time(item.local_time)
         ET.SubElement(entry, "updated").text = _time(updated)
-        author = " ".join(_xml_text(commit.author_name).split())  # one line
+        author = plain_name(_xml_text(commit.author_name))  # one line, no direction control
         if author:
             ET.SubElement(ET.SubElement(entry, "author"), "name").text = _xml_text(author)
         for term, label in self._categories(item):

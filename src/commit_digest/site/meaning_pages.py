@@ -17,7 +17,7 @@ from markupsafe import Markup
 from commit_digest.relations import Relation, Series
 from commit_digest.site import paths
 from commit_digest.site.calendar import IsoWeek
-from commit_digest.site.escape import html_text
+from commit_digest.site.escape import title_html
 from commit_digest.site.facts import SiteFacts
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.impact_view import IMPACT_KINDS, kind_name, kinds_of, platforms_of
@@ -88,7 +88,7 @@ class Meaning:
         if other is not None:
             href = paths.href(src_uri, self.context.commit_page(other), self.context.options.directory_urls)
             when = Markup(' <span class="digest-nowrap">%s</span>') % other.day.isoformat() if dated else Markup("")
-            return Markup('<a href="%s">%s</a>%s') % (href, html_text(other.title), when)
+            return Markup('<a href="%s">%s</a>%s') % (href, title_html(other.title), when)
         if relation.reference is not None:
             repository, number = relation.reference
             label = texts("related_reference", repository=repository, number=number)

@@ -20,7 +20,7 @@ import jinja2
 from jinja2.ext import Extension
 from jinja2.lexer import TOKEN_DATA, Token, TokenStream
 
-from commit_digest.site.escape import html_paragraphs, html_value, title_html
+from commit_digest.site.escape import html_paragraphs, html_value, name_html, title_html
 from commit_digest.site.i18n import Texts
 
 # The tokens of {{ t("key") }}: what a label without values is written as.
@@ -72,6 +72,7 @@ def environment(language: str) -> jinja2.Environment:
     env.extend(digest_texts=Texts(language))
     env.filters["paragraphs"] = html_paragraphs
     env.filters["title_html"] = title_html
+    env.filters["name_html"] = name_html
     return env
 
 

@@ -13,6 +13,7 @@ _TAGS = frozenset(
     {
         "a",
         "abbr",
+        "bdi",
         "blockquote",
         "br",
         "button",

@@ -98,4 +98,5 @@ def test_search_results_isolate_the_titles_scripts_fill_in() -> None:
     site = resources.files("commit_digest.site").joinpath("assets/digest.css").read_text(encoding="utf-8")
     for css, selector in ((search, ".digest-search__title"), (site, ".digest-hsearch__title")):
         rules = re.findall(r"([^{}]+)\{([^}]*)\}", css)
-        assert any(selectors.strip().endswith(selector) and "unicode-bidi: isolate" in body for selectors, body in rules)
+        isolated = [selectors.strip() for selectors, body in rules if "unicode-bidi: isolate" in body]
+        assert any(selectors.endswith(selector) for selectors in isolated), selector

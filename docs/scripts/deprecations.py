@@ -47,7 +47,7 @@ else:
         lines += [words["columns"], "| --- | --- | --- |"]
         for item in found:
             summary = item.analysis.summary[0] if item.analysis else ""
-            target = api.link(PAGE, api.commit_page(item.sha), directory_urls=directory_urls)
+            target = api.link(PAGE, digest.commit_page(item), directory_urls=directory_urls)
             title = api.text(item.record.commit.title)
             lines.append(f"| {item.day.isoformat()} | [{title}]({target}) | {api.text(summary)} |")
 

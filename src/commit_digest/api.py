@@ -5,7 +5,8 @@
         for day in digest.days(): ...
 
 Untrusted text (titles, authors, analysis) must reach a page through ``api.text`` (one line) or
-``api.paragraphs``; links to generated pages come from ``api.link``.
+``api.paragraphs``; links to generated pages come from ``api.link``, to a commit's page with the
+path ``Digest.commit_page`` gives (under its repository on a site of several).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings, plugin_options_in, settings_from_mapping
 from commit_digest.site import paths
 from commit_digest.site.escape import block_text, inline_text
+from commit_digest.site.followed import followed_repositories, site_records, site_taxonomy
 from commit_digest.site.model import Day, SiteCommit, SiteIndex, build_index
 from commit_digest.site.options import split_options
 from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
 
 __all__ = [
     "Day",
@@ -49,6 +50,7 @@ def link(from_page: str, to_page: str, *, directory_urls: bool = True) -> Markup
     return paths.href(from_page, to_page, directory_urls)
 
 
+# A commit's page by sha alone: right on a site of one repository (``Digest.commit_page`` is right on any).
 commit_page = paths.commit_page
 day_page = paths.day_page
 
@@ -74,23 +76,29 @@ class Digest:
         return cls(None, settings, index)
 
     def records(self) -> Iterator[CommitRecord]:
+        """The records of every repository the site follows."""
         if self.store is None:
             assert self._index is not None
             return (item.record for day in reversed(self._index.days) for item in day.commits)
-        return self.store.records(self.settings.repository)
+        return site_records(self.store, self.settings)
 
     @property
     def index(self) -> SiteIndex:
         if self._index is None:
-            taxonomy = load_taxonomy(self.settings.taxonomy, self.settings.taxonomy_file)
+            taxonomy = site_taxonomy(self.settings)
             self._index = build_index(
                 self.records(),
-                repository=self.settings.repository,
+                repositories=followed_repositories(self.settings, taxonomy),
                 zone=self.settings.zone,
                 taxonomy=taxonomy,
                 language=self.settings.language,
             )
         return self._index
+
+    def commit_page(self, item: SiteCommit) -> str:
+        """The page of one of the site's commits (for ``link``): under its repository's owner/name
+        on a site of several, where two repositories' commits may share a sha."""
+        return paths.commit_page(item.sha, item.repository if self.index.several_repositories else None)
 
     def days(self) -> tuple[Day, ...]:
         """Days newest first, each with its commits oldest first."""

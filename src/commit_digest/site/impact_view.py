@@ -5,7 +5,8 @@ page only as escaped text inside <code>) and as plain text for feeds."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from markupsafe import Markup
 
@@ -16,6 +17,21 @@ IMPACT_KINDS: tuple[str, ...] = tuple(kind.value for kind in ImpactKind)
 # A default written as a plain string literal reads as its value: "0" → 0, 'auto' → auto.
 _STRING_LITERAL = re.compile(r"""^(['"])([^'"\\]*)\1$""")
 _CAP = 200  # characters of a value shown (a default that is a whole expression)
+# One commit may add thousands of names. A listing (week, impact, release page) shows a few of
+# each commit's changes and links its page for the rest; the commit's page lists as many as fit
+# in its own budget and links its diff on GitHub for the rest. A line is ~300 bytes (up to a few
+# KB with the longest names, values and paths), so a budget in bytes, not lines, is what holds.
+ENTRY_IMPACT_LINES = 5
+ENTRY_IMPACT_BYTES = 3_000
+COMMIT_IMPACT_BYTES = 40_000
+
+
+@dataclass(frozen=True)
+class ImpactCut:
+    """The operator changes a page shows of a longer list, and how many it leaves to a link."""
+
+    shown: tuple[OperatorChange, ...]
+    more: int
 
 
 def kind_name(kind: str, texts: Texts) -> Markup:
@@ -73,3 +89,19 @@ def platforms_of(changes: Sequence[OperatorChange]) -> tuple[str, ...]:
         for platform in change.platforms:
             found.setdefault(platform, None)
     return tuple(found)
+
+
+def cut_changes(
+    changes: Sequence[OperatorChange], size: Callable[[OperatorChange], int], *, budget: int, lines: int | None = None
+) -> ImpactCut:
+    """The first ``changes`` whose shown sizes (``size``, in bytes) add up to at most ``budget``,
+    at most ``lines`` of them: one commit may add thousands of names, and a page lists a few."""
+    limit = len(changes) if lines is None else min(lines, len(changes))
+    used = 0
+    shown = 0
+    while shown < limit:
+        used += size(changes[shown])
+        if used > budget:
+            break
+        shown += 1
+    return ImpactCut(tuple(changes[:shown]), len(changes) - shown)

@@ -27,7 +27,7 @@ from commit_digest.models import Importance
 from commit_digest.site import paths
 from commit_digest.site.escape import plain_name, title_plain
 from commit_digest.site.i18n import Texts
-from commit_digest.site.impact_view import change_text
+from commit_digest.site.impact_view import ENTRY_IMPACT_LINES, change_text
 from commit_digest.site.model import UNANALYSED, SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
 from commit_digest.taxonomy import Taxonomy
@@ -267,7 +267,11 @@ class _Writer:
         parts = [self._facts(item)]
         changes = self.index.facts.impact(item).changes
         if changes:
-            parts.append("\n".join("• " + change_text(change, self.texts) for change in changes))
+            # As a listing shows them: the first few, then how many more the commit's page lists.
+            lines = ["• " + change_text(change, self.texts) for change in changes[:ENTRY_IMPACT_LINES]]
+            if len(changes) > ENTRY_IMPACT_LINES:
+                lines.append(self._text("impact_more", count=len(changes) - ENTRY_IMPACT_LINES))
+            parts.append("\n".join(lines))
         analysis = item.analysis
         if analysis is None or not analysis.ok:
             status = item.status.value

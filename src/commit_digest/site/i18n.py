@@ -414,6 +414,11 @@ _TEXT: dict[str, tuple[str, str]] = {
     ),
     "impact_in_file": ("（{path}）", " ({path})"),
     "impact_count": ("运维影响 {count}", "{count} operator changes"),
+    "impact_more": ("以及另外 {count} 项运维改动", "and {count} more operator changes"),
+    "impact_more_diff": (
+        "以及另外 {count} 项运维改动：见此提交在 GitHub 上的 diff",
+        "and {count} more operator changes: see the commit's diff on GitHub",
+    ),
     "filter_kinds": ("类别", "Kind"),
     "impact_kind_env_var": ("环境变量", "Environment variables"),
     "impact_kind_cli_flag": ("命令行参数", "CLI flags"),

@@ -7,29 +7,44 @@ re-renders a release page when a new tag or a new commit changes it, and nothing
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from markupsafe import Markup
 
+from commit_digest.impact.extract import OperatorChange
 from commit_digest.relations import Relation, Series
 from commit_digest.site import paths
+from commit_digest.site.budget import LIST_PAGE_BUDGET, first_within, size
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.escape import title_html
-from commit_digest.site.facts import SiteFacts
+from commit_digest.site.facts import SiteFacts, SiteRelease
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.impact_view import IMPACT_KINDS, kind_name, kinds_of, platforms_of
+from commit_digest.site.impact_view import (
+    COMMIT_IMPACT_BYTES,
+    ENTRY_IMPACT_BYTES,
+    ENTRY_IMPACT_LINES,
+    IMPACT_KINDS,
+    ImpactCut,
+    cut_changes,
+    kind_name,
+    kinds_of,
+    platforms_of,
+)
 from commit_digest.site.model import Day, SiteCommit
 from commit_digest.site.render import render
-from commit_digest.site.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, fold_series, label_weeks
+from commit_digest.site.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, WeekLine, fold_series, label_weeks
 
 if TYPE_CHECKING:
     from commit_digest.site.pages import PageSpec, _Context
 
 RECENT_WEEKS = 8  # weeks of operator changes on the impact page; older ones are on month pages
 RELEASE_OPERATOR_LINES = 60  # commits with operator changes listed on a release page
+# A listing's operator changes per commit, in the order a page too large gives them up (each
+# commit's page lists them all).
+_ENTRY_LINES = (ENTRY_IMPACT_LINES, 2, 0)
 
 
 class Meaning:
@@ -55,9 +70,9 @@ class Meaning:
             "series_progress": self.series_progress,
             "part_of": _part_of,
             "entry_platforms": self.entry_platforms,
-            "line_changes": lambda line: [
-                change for item in line.commits for change in self.facts.impact(item).changes
-            ],
+            "impact_cut": self.impact_cut,
+            "line_impact": self.line_impact,
+            "commit_impact": self.commit_impact,
             "entry_kinds": lambda item: " ".join(kinds_of(self.facts.impact(item).changes)),
             "impact_index": paths.IMPACT_INDEX,
             "impact_month_page": paths.impact_month_page,
@@ -81,6 +96,27 @@ class Meaning:
     def release_page(self, release: Any) -> str:
         """The page of a release the site shows (the releases index and every link use this one map)."""
         return self._release_pages[release.key]
+
+    def impact_cut(self, item: SiteCommit, lines: int = ENTRY_IMPACT_LINES) -> ImpactCut:
+        """A listing's operator changes of ``item``: the first few, the rest on the commit's page."""
+        return cut_changes(self.facts.impact(item).changes, self._line_size, budget=ENTRY_IMPACT_BYTES, lines=lines)
+
+    def line_impact(self, line: WeekLine, lines: int = ENTRY_IMPACT_LINES) -> tuple[ImpactCut, SiteCommit | None]:
+        """A week line's operator changes (of all its commits) cut as a listing's, and the commit
+        whose page lists the first change left out (None when none is)."""
+        found = [(item, change) for item in line.commits for change in self.facts.impact(item).changes]
+        cut = cut_changes([change for _, change in found], self._line_size, budget=ENTRY_IMPACT_BYTES, lines=lines)
+        return cut, found[len(cut.shown)][0] if cut.more else None
+
+    def commit_impact(self, item: SiteCommit) -> ImpactCut:
+        """A commit page's operator changes: as many as its budget holds, the rest in the diff."""
+        return cut_changes(self.facts.impact(item).changes, self._line_size, budget=COMMIT_IMPACT_BYTES)
+
+    @cached_property
+    def _line_size(self) -> Callable[[OperatorChange], int]:
+        impact_list = self.context.fragments.impact_list
+        around = size(impact_list(()))  # the list's own tags, once per list
+        return lambda change: size(impact_list((change,))) - around
 
     def relation_html(self, src_uri: str, relation: Relation, *, dated: bool = True) -> Markup:
         texts = self.context.texts
@@ -146,22 +182,29 @@ def impact_pages(context: _Context, meaning: Meaning, page: type[PageSpec]) -> I
     commits = meaning.facts.impact_commits  # newest first
     weeks = _impact_entries(commits)
     recent = weeks[:RECENT_WEEKS]
-    shown = tuple(item for _, items in recent for item in items)
     by_month: dict[str, list[SiteCommit]] = {}
     for item in commits:
         by_month.setdefault(item.month, []).append(item)
     months = [(month, len(items)) for month, items in by_month.items()]
     uri = paths.IMPACT_INDEX
 
-    def index_content() -> str:
+    def index_form(weeks: int, lines: int) -> str:
+        shown = recent[:weeks]
         values = {
-            "groups": [(IsoWeek.parse(week), items) for week, items in recent],
-            "filters": _filters(meaning, shown),
+            "groups": [(IsoWeek.parse(week), items) for week, items in shown],
+            "filters": _filters(meaning, tuple(item for _, items in shown for item in items)),
             "months": months,
-            "recent_weeks": RECENT_WEEKS,
             "feed": next((feed for feed in context.feeds if feed.kind == "impact"), None),
+            "impact_lines": lines,
         }
         return render("impact.html.j2", **context.for_page(uri, **values))
+
+    def index_content() -> str:
+        """The latest weeks, fewer when they would pass the budget (the months' pages list them
+        all), then fewer changes per commit; the newest week always stays."""
+        forms = [(weeks, ENTRY_IMPACT_LINES) for weeks in range(len(recent), 0, -1)]
+        forms += [(1, lines) for lines in _ENTRY_LINES[1:]]
+        return first_within(LIST_PAGE_BUDGET, (lambda form=form: index_form(*form) for form in forms))
 
     yield page(
         uri,
@@ -180,7 +223,14 @@ def impact_pages(context: _Context, meaning: Meaning, page: type[PageSpec]) -> I
                 "filters": _filters(meaning, entries),
                 "months": months,
             }
-            return render("impact_month.html.j2", **context.for_page(month_uri, **values))
+            # Every commit of the month stays: a busy month shows fewer changes of each.
+            forms = (
+                lambda lines=lines: render(
+                    "impact_month.html.j2", **context.for_page(month_uri, impact_lines=lines, **values)
+                )
+                for lines in _ENTRY_LINES
+            )
+            return first_within(LIST_PAGE_BUDGET, forms)
 
         yield page(
             month_uri,
@@ -254,10 +304,7 @@ def release_pages(context: _Context, meaning: Meaning, page: type[PageSpec]) -> 
         yield page(
             release_uri,
             context.texts("release_title", tag=view.tag).unescape(),
-            lambda release_uri=release_uri, view=view: render(
-                "release.html.j2",
-                **context.for_page(release_uri, view=view, notes=_notes(context, meaning, view.commits)),
-            ),
+            lambda release_uri=release_uri, view=view: _release_html(context, meaning, release_uri, view, view.commits),
             digest(
                 "release",
                 view.repository,
@@ -270,10 +317,7 @@ def release_pages(context: _Context, meaning: Meaning, page: type[PageSpec]) -> 
     yield page(
         paths.UNRELEASED,
         context.texts("unreleased_title").unescape(),
-        lambda: render(
-            "release.html.j2",
-            **context.for_page(paths.UNRELEASED, view=None, notes=_notes(context, meaning, unreleased)),
-        ),
+        lambda: _release_html(context, meaning, paths.UNRELEASED, None, unreleased),
         digest("unreleased", [item.fingerprint for item in unreleased]),
     )
 
@@ -282,21 +326,57 @@ def _counts(commits: tuple[SiteCommit, ...]) -> tuple[int, int]:
     return len(commits), sum(1 for item in commits if item.group == "high")
 
 
-def _notes(context: _Context, meaning: Meaning, commits: tuple[SiteCommit, ...]) -> dict[str, Any]:
+def _release_html(
+    context: _Context, meaning: Meaning, uri: str, view: SiteRelease | None, commits: tuple[SiteCommit, ...]
+) -> str:
+    """A release's page (or the unreleased commits') in its fullest form that keeps within the
+    budget: a project's first release carries its whole history, thousands of commits."""
+    stats = Day(date=commits[-1].day, commits=commits).stats if commits else None
+    operators = tuple(item for item in commits if meaning.facts.impact(item).changes)
+    highlights = tuple(fold_series(item for item in commits if item.group == "high"))
+
+    def form(shape: _ReleaseForm) -> str:
+        notes = _notes(context, commits, shape, stats=stats, operators=operators, highlights=highlights)
+        return render("release.html.j2", **context.for_page(uri, view=view, notes=notes, impact_lines=shape[1]))
+
+    return first_within(LIST_PAGE_BUDGET, (lambda shape=shape: form(shape) for shape in _RELEASE_FORMS))
+
+
+# A release page's forms, fullest first: (commits listed under the upgrade notes, operator changes
+# shown of each, lines per platform, lines per subsystem). Every list cut says how many it leaves
+# out and links where they are (a commit's page, the impact page, a label's page); the highlights stay.
+_ReleaseForm = tuple[int, int, int, int]
+_RELEASE_FORMS: tuple[_ReleaseForm, ...] = (
+    (RELEASE_OPERATOR_LINES, ENTRY_IMPACT_LINES, PLATFORM_LINES, SUBSYSTEM_LINES),
+    (30, 2, 5, 3),
+    (15, 0, 3, 2),
+    (10, 0, 1, 1),
+)
+
+
+def _notes(
+    context: _Context,
+    commits: tuple[SiteCommit, ...],
+    shape: _ReleaseForm,
+    *,
+    stats: Any,
+    operators: tuple[SiteCommit, ...],
+    highlights: tuple[WeekLine, ...],
+) -> dict[str, Any]:
     """A release's notes: counts, upgrade notes (operator changes), highlights, then each platform's
     and subsystem's notable lines, importance first."""
-    operators = tuple(item for item in commits if meaning.facts.impact(item).changes)
+    listed, _, platform_lines, subsystem_lines = shape
     taxonomy = context.taxonomy
     return {
-        "stats": Day(date=commits[-1].day, commits=commits).stats if commits else None,
+        "stats": stats,
         "total": len(commits),
-        "operators": operators[:RELEASE_OPERATOR_LINES],
-        "more_operators": max(0, len(operators) - RELEASE_OPERATOR_LINES),
-        "highlights": tuple(fold_series(item for item in commits if item.group == "high")),
+        "operators": operators[:listed],
+        "more_operators": max(0, len(operators) - listed),
+        "highlights": highlights,
         "platforms": label_weeks(
-            commits, (), "platforms", taxonomy.platform_ids, limit=PLATFORM_LINES, other_kind="subsystems"
+            commits, (), "platforms", taxonomy.platform_ids, limit=platform_lines, other_kind="subsystems"
         ),
         "subsystems": label_weeks(
-            commits, (), "subsystems", taxonomy.subsystem_ids, limit=SUBSYSTEM_LINES, other_kind="platforms"
+            commits, (), "subsystems", taxonomy.subsystem_ids, limit=subsystem_lines, other_kind="platforms"
         ),
     }

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import subprocess
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
+from commit_digest.durable import restore_durable, save_durable
 from commit_digest.releases import (
     BranchPoint,
     Release,
@@ -175,3 +177,18 @@ def test_a_release_tag_matches_the_pattern_and_is_a_tag_name() -> None:
     assert is_release_tag("v1.0.0<b>", "^v1")
     # A pattern that takes every name still takes no name git could not have made.
     assert not any(is_release_tag(name, ".*") for name in ("..", "/abs/path/x", "a/../b", ""))
+
+
+def test_a_restore_stores_only_release_tags(tmp_path: Path) -> None:
+    with AnalysisStore(tmp_path / "old") as store:
+        for tag in ("v0.1.0", "v0.2.0rc1", "..", "/abs/path/x", "v1/../../x"):
+            store.put_release(release(tag, 1))
+        store.put_release(release("v1.0.0", 2, repository="acme/widgets"))
+        store.put_release(release("nightly", 3, repository="acme/widgets"))
+        save_durable(store, tmp_path / "data")
+    with AnalysisStore(tmp_path / "new") as store:
+        # vLLM's own pattern takes its release candidates; acme/widgets, not named, has the default.
+        result = restore_durable(store, tmp_path / "data", release_tags={REPOSITORY: r"^v\d"})
+        kept = sorted(item.key for item in store.releases())
+    assert kept == [("acme/widgets", "v1.0.0"), (REPOSITORY, "v0.1.0"), (REPOSITORY, "v0.2.0rc1")]
+    assert (result.releases, result.releases_added, result.releases_skipped) == (3, 3, 4)

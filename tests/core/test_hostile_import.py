@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,25 @@ def test_a_date_out_of_range_is_refused_by_the_model_itself() -> None:
     commit = make_commit(1)
     with pytest.raises(ValidationError, match="committed_at"):
         Commit.model_validate({**commit.model_dump(), "committed_at": LATEST_DATE + timedelta(seconds=1)})
+
+
+def test_a_store_written_before_the_check_names_the_record_and_never_overflows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Import refuses these dates now, but an older version stored them: such a record reads as
+    # damaged (one line naming it and the check), never as an OverflowError later.
+    cache = tmp_path / "cache"
+    record = CommitRecord(commit=make_commit(1))
+    with AnalysisStore(cache) as store:
+        store.put(record)
+    overflowing = line_of(record, committed_at="9999-12-31T23:59:59-14:00")
+    with sqlite3.connect(cache / "cache.db") as connection:
+        connection.execute("UPDATE Cache SET value = ? WHERE key LIKE ?", (overflowing, f"%{record.commit.sha}"))
+    for command in (["show", "--cache", str(cache), record.commit.sha], ["export", "--cache", str(cache)]):
+        assert main(command) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and "Traceback" not in error and "OverflowError" not in error
+        assert record.commit.sha in error and "commit.committed_at" in error and "outside the dates" in error
 
 
 # -- repository names (item 4) ------------------------------------------------------------

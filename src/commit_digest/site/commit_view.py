@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 from commit_digest.models import Commit, FileChange
 from commit_digest.pr_template import strip_template
+from commit_digest.site.escape import html_fill
 from commit_digest.site.i18n import Texts
 from commit_digest.site.markdown_body import BODY_LIMIT, body_html
 
@@ -31,7 +32,7 @@ class FileRow:
 class CommitView:
     message: Markup  # the commit body as HTML; "" when nothing is left once the template is gone
     description: Markup  # the PR description, "" when empty or the same text as the message
-    files: tuple[FileRow, ...]  # the first FILES_SHOWN changed files
+    files: tuple[FileRow, ...]  # the first changed files (FILES_SHOWN unless the page is over its budget)
     more_files: int  # how many files were left out of ``files``
 
 
@@ -49,16 +50,20 @@ def _file_row(change: FileChange, texts: Texts) -> FileRow:
     )
 
 
-def commit_view(commit: Commit, texts: Texts) -> CommitView:
-    cut_note = texts("message_cut", limit=BODY_LIMIT)
+def commit_view(
+    commit: Commit, texts: Texts, *, body_limit: int = BODY_LIMIT, files_shown: int = FILES_SHOWN
+) -> CommitView:
+    """``body_limit`` characters of the message and the description each, the first ``files_shown`` files:
+    less than the defaults for a page that would not fit its budget."""
+    cut_note = html_fill('<a href="%s">%s</a>', commit.web_url, texts("message_cut", limit=body_limit))
     message = strip_template(commit.body)
     description = strip_template(commit.pull_request.description) if commit.pull_request else ""
     # A squash merge often copies the description into the message: show it once.
     if _same_text(message, description):
         description = ""
     return CommitView(
-        message=body_html(message, cut_note=cut_note) if message else Markup(""),
-        description=body_html(description, cut_note=cut_note) if description else Markup(""),
-        files=tuple(_file_row(change, texts) for change in commit.files[:FILES_SHOWN]),
-        more_files=max(0, len(commit.files) - FILES_SHOWN),
+        message=body_html(message, limit=body_limit, cut_note=cut_note) if message else Markup(""),
+        description=body_html(description, limit=body_limit, cut_note=cut_note) if description else Markup(""),
+        files=tuple(_file_row(change, texts) for change in commit.files[:files_shown]),
+        more_files=max(0, len(commit.files) - files_shown),
     )

@@ -46,6 +46,9 @@ _RIGHT_TO_LEFT = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U
 _BIDI = re.compile(f"[{_EXPLICIT_BIDI}{_MARKS}{_RIGHT_TO_LEFT}]")
 _BIDI_CONTROL = re.compile(f"[{_EXPLICIT_BIDI}]")
 _ORDERED_LIST_START = re.compile(r"^(\d+)([.)])")
+# Characters of a title shown wherever it is listed (a title may hold 2,000; GitHub cuts at 72):
+# one commit's title repeated under each of its labels must not fill a week's page.
+TITLE_SHOWN = 300
 
 
 def _folded(value: object) -> str:
@@ -99,14 +102,19 @@ def _isolated(text: str, html: Markup) -> Markup:
     return Markup("<bdi>%s</bdi>") % html if _BIDI.search(text) else html
 
 
-def title_html(value: object) -> Markup:
+def _shown(text: str, limit: int | None) -> str:
+    return text if limit is None or len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def title_html(value: object, limit: int | None = TITLE_SHOWN) -> Markup:
     """A commit title for HTML: its `code` spans as <code>, everything else escaped text, in a
-    <bdi> when its direction could spill over the line (``_isolated``).
+    <bdi> when its direction could spill over the line (``_isolated``); past ``limit`` characters
+    cut with an ellipsis (None: whole, as the commit's own page heading shows it).
 
     Titles are written in GitHub's Markdown, where only code spans are common (18 of 172 in the
     sample); emphasis and links are left as the characters they are.
     """
-    text = _folded(value)
+    text = _shown(_folded(value), limit)
     if "`" not in text:  # most titles: no code span, the whole title is text
         return _isolated(text, escape(text))
     parts: list[Markup] = []
@@ -131,10 +139,10 @@ def plain_name(value: object) -> str:
     return _folded(_BIDI_CONTROL.sub("", str(value)))
 
 
-def title_plain(value: object) -> str:
+def title_plain(value: object, limit: int | None = TITLE_SHOWN) -> str:
     """A commit title as plain text (a window title, a feed): code spans without their backticks,
-    and no explicit direction control (``plain_name``)."""
-    return _CODE_SPAN.sub(lambda match: match.group(2).strip(), plain_name(value))
+    no explicit direction control (``plain_name``), cut past ``limit`` characters as ``title_html``."""
+    return _shown(_CODE_SPAN.sub(lambda match: match.group(2).strip(), plain_name(value)), limit)
 
 
 def html_paragraphs(value: object) -> list[Markup]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from commit_digest.site import paths
+from commit_digest.site.analysis_cut import clipped_analysis
 from commit_digest.site.escape import html_fill, html_fill_each, html_join, html_paragraphs, title_html
 from commit_digest.site.impact_view import change_html, kind_name
 
@@ -220,6 +221,15 @@ class Fragments:
         analysis = item.analysis
         assert analysis is not None
         parts = self._analyses.get((item.repository, item.sha), lambda: analysis_parts(analysis, self.context))
+        return self._sections(parts, level)
+
+    def clipped_analysis_sections(self, item: SiteCommit, level: int, chars: int) -> Markup:
+        """``analysis_sections`` with each text at most ``chars`` characters (a commit page over its budget)."""
+        analysis = item.analysis
+        assert analysis is not None
+        return self._sections(analysis_parts(clipped_analysis(analysis, chars), self.context), level)
+
+    def _sections(self, parts: tuple[Section, ...], level: int) -> Markup:
         return html_join(piece for part in parts for piece in (self._section_heading(level, part), part.body))
 
     def _section_heading(self, level: int, section: Section) -> Markup:

@@ -244,7 +244,14 @@ _TEXT: dict[str, tuple[str, str]] = {
     "changed_files": ("改动的文件", "Changed files"),
     "col_file": ("文件", "File"),
     "col_lines": ("行数", "Lines"),
-    "more_files": ("……以及另外 {count} 个文件", "and {count} more files"),
+    "more_files": (
+        "……以及另外 {count} 个文件：见此提交在 GitHub 上的页面",
+        "and {count} more files: see the commit on GitHub",
+    ),
+    "analysis_shortened": (
+        "此分析过长，本页每段只显示前 {limit} 个字符左右。",
+        "This analysis is too long for one page: each of its texts is shortened to about {limit} characters.",
+    ),
     "renamed_from": ("（原为 {path}）", " (was {path})"),
     "file_added": ("新增", "added"),
     "file_modified": ("修改", "modified"),

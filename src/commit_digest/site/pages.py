@@ -20,14 +20,16 @@ from markupsafe import Markup
 
 from commit_digest.models import AnalysisStatus, Label
 from commit_digest.site import paths
+from commit_digest.site.budget import LIST_PAGE_BUDGET, first_within
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.charts import ActivityCounts, Chart, render_chart
-from commit_digest.site.commit_view import commit_view
+from commit_digest.site.commit_view import FILES_SHOWN, commit_view
 from commit_digest.site.escape import html_text, title_plain
 from commit_digest.site.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.fragments import Fragments, PageFragments, clock, heading
 from commit_digest.site.i18n import Texts
+from commit_digest.site.markdown_body import BODY_LIMIT
 from commit_digest.site.meaning_pages import Meaning, impact_pages, release_pages, series_pages
 from commit_digest.site.model import GROUP_ORDER, Day, RepositoryChip, SiteCommit, SiteIndex, SiteRepository
 from commit_digest.site.options import SiteOptions
@@ -47,6 +49,17 @@ DAY_SUMMARIES_BUDGET = 80_000
 DAY_ENTRIES_LIMIT = 115_000
 # The home page's content keeps under this many bytes (the theme adds about 20 KB around it).
 HOME_BUDGET = 120_000
+# A commit page's forms, fullest first, as (characters of the message and of the PR description,
+# files listed, characters per analysis text or None for whole): the first within LIST_PAGE_BUDGET
+# is written. Only a commit far past any real one (a 200,000-character message, thousands of
+# files, an analysis at the store's caps) gets past the first.
+COMMIT_PAGE_FORMS: tuple[tuple[int, int, int | None], ...] = (
+    (BODY_LIMIT, FILES_SHOWN, None),
+    (4_000, 20, None),
+    (4_000, 20, 600),
+    (2_000, 10, 300),
+    (1_000, 0, 150),
+)
 _HEADING = re.compile(r'<h([1-3]) id="([^"]+)">(.*?)<a class="headerlink"', re.S)
 _LINK_IN_HEADING = re.compile(r"</?a\b[^>]*>")
 
@@ -173,6 +186,7 @@ class _Context:
             "status_note": fragments.status_note,
             "impact_list": fragments.impact_list,
             "analysis_sections": fragments.analysis_sections,
+            "clipped_analysis_sections": fragments.clipped_analysis_sections,
             "repository_chip": RepositoryChip,
             **self.meaning.values(),
         }
@@ -378,9 +392,23 @@ def commit_pages(context: _Context) -> Iterator[PageSpec]:
             def content(
                 uri: str = uri, item: SiteCommit = item, previous: Any = previous, following: Any = following
             ) -> str:
-                view = commit_view(item.record.commit, context.texts)
-                page = context.for_page(uri, item=item, previous=previous, following=following, view=view)
-                return render("commit.html.j2", **page)
+                def form(body_limit: int, files_shown: int, analysis_chars: int | None) -> Callable[[], str]:
+                    def rendered() -> str:
+                        commit = item.record.commit
+                        view = commit_view(commit, context.texts, body_limit=body_limit, files_shown=files_shown)
+                        page = context.for_page(
+                            uri,
+                            item=item,
+                            previous=previous,
+                            following=following,
+                            view=view,
+                            analysis_chars=analysis_chars,
+                        )
+                        return render("commit.html.j2", **page)
+
+                    return rendered
+
+                return first_within(LIST_PAGE_BUDGET, (form(*shape) for shape in COMMIT_PAGE_FORMS))
 
             inputs = digest(
                 "commit",

@@ -10,6 +10,7 @@ import pytest
 
 from commit_digest.cli import main
 from commit_digest.durable import save_durable
+from commit_digest.errors import StoreError
 from commit_digest.models import CommitRecord
 from commit_digest.store import AnalysisStore
 from tests.core.test_store import analysis
@@ -57,3 +58,36 @@ def test_restore_without_a_durable_form_says_where_it_looked(
     assert main(["restore", "--cache", str(tmp_path / "cache"), "--durable-dir", str(tmp_path / "none")]) == 2
     error = capsys.readouterr().err
     assert f"no durable form at {tmp_path / 'none'}" in error and "data-branch.sh checkout" in error
+
+
+def test_a_lost_value_file_never_reaches_the_durable_form_and_restore_brings_it_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read as absent, a record whose value file is gone would be dropped from its month file by
+    the next save; it stops the save instead, and the advice it gives restores the record."""
+    monkeypatch.chdir(tmp_path)
+    cache, durable = tmp_path / "cache", tmp_path / "data"
+    # Past diskcache's 32 KB, a value lives in a file of its own.
+    records = [
+        CommitRecord(commit=make_commit(number, body="x" * 40_000), analysis=analysis("llm:m")) for number in range(5)
+    ]
+    with AnalysisStore(cache) as store:
+        store.merge_all(records)
+        save_durable(store, durable)
+    saved = {path: path.read_bytes() for path in durable.rglob("*") if path.is_file()}
+    next(cache.glob("*/*/*.val")).unlink()
+
+    with AnalysisStore(cache) as store, pytest.raises(StoreError, match="missing from the store's folder"):
+        save_durable(store, durable)
+    assert {path: path.read_bytes() for path in durable.rglob("*") if path.is_file()} == saved
+
+    assert main(["export", "--cache", str(cache)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "Traceback" not in error
+    advice = error.split("with no LLM calls: ")[1].strip()
+    assert advice == f"mv {cache} {cache}.damaged && commit-digest restore --cache {cache} --durable-dir data"
+    shutil.move(cache, tmp_path / "cache.damaged")
+    assert main(["restore", "--cache", str(cache), "--durable-dir", "data"]) == 0
+    assert "restored 5 records" in capsys.readouterr().out
+    with AnalysisStore(cache) as store:
+        assert sorted(store.records(), key=lambda record: record.commit.sha) == records

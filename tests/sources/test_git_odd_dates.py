@@ -304,3 +304,32 @@ def test_a_message_in_another_encoding_reads_as_git_shows_it(tmp_path: Path) -> 
     for sha, commit in zip(shas, commits, strict=True):
         name, message = shown(path, sha).split("\n", 1)
         assert (commit.author_name, f"{commit.title}\n\n{commit.body}") == (name, message.strip())
+
+
+def test_a_tag_no_date_places_is_left_out_with_a_warning_and_the_other_releases_are_stored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "clone"
+    path.mkdir()
+    run_git(path, "init", "-q", "-b", "main")
+    committed = datetime(2026, 1, 7, 10, tzinfo=UTC)
+    commit_with_git(path, "first", authored=at(committed), committed=at(committed))
+    run_git(path, "tag", "v1.0.0")
+    undated = crafted_commit(
+        path, "undated", author=b"Ada <ada@example.com> -100 +0000", committer=b"Ada <ada@example.com> -100 +0000"
+    )
+    run_git(path, "update-ref", "refs/tags/v1.1.0", undated)  # git tag refuses to name it
+    run_git(path, "remote", "add", "origin", f"https://github.com/{REPOSITORY}.git")
+
+    with caplog.at_level(logging.WARNING, logger="mkdocs.plugins.commit_digest"):
+        tags = list(GitSource(REPOSITORY, path, patch_cap_bytes=None).list_tags())
+    assert [tag.name for tag in tags] == ["v1.0.0"]
+    assert any("v1.1.0" in record.getMessage() and undated[:12] in record.getMessage() for record in caplog.records)
+
+    cache = tmp_path / "cache"
+    arguments = ["fetch", "--source", "git", "--git-dir", str(path), "--repo", REPOSITORY, "--cache", str(cache)]
+    assert main([*arguments, "--since", "2026-01-01", "--until", "2026-01-31"]) in (0, 1)
+    with AnalysisStore(cache) as store:
+        assert [release.tag for release in store.releases(REPOSITORY)] == ["v1.0.0"]
+    # The next night is not stopped by it either.
+    assert main([*arguments, "--since", "2026-01-01", "--until", "2026-01-31"]) == 0

@@ -201,6 +201,7 @@ def _fetch(
     )
     report.lines.append(fetched.summary())
     report.lines.extend(f"failed: {failure}" for failure in fetched.failed)
+    report.lines.extend(f"skipped for good: {skipped}" for skipped in fetched.skipped)
     if fetched.stopped is not None:
         report.lines.append(f"stopped early: {fetched.stopped}")
     reconciled = reconcile_placeholders(store, settings.repository)

@@ -207,7 +207,15 @@ class GitSource:
                 continue
             # A tagger date no day can hold (year 10000) gives way to the commit's, as it does
             # for an annotated tag without a tagger.
-            yield TagRef(name, sha, _moment(created) or _moment(committed))
+            tagged_at = _moment(created) or _moment(committed)
+            if tagged_at is None:
+                # A release is ordered and shown by its date: without one it cannot be placed, and
+                # describing it would stop every night's releases at it.
+                logger.warning(
+                    "%s: tag %s (%s) has no date a site can show: not a release", self._repository, name, sha[:12]
+                )
+                continue
+            yield TagRef(name, sha, tagged_at)
 
     def describe_release(self, tag: TagRef, branch: str | None) -> Release:
         """The record of a release tag, from what the listing said (no git process)."""

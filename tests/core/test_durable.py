@@ -76,3 +76,36 @@ def test_a_corrupt_month_file_changes_nothing(tmp_path: Path) -> None:
         with pytest.raises(InputError, match=r"2026-02.jsonl:1"):
             restore_durable(fresh, durable)
         assert len(fresh) == 0
+
+
+def _saved(tmp_path: Path) -> Path:
+    durable = tmp_path / "data"
+    with AnalysisStore(tmp_path / "store") as store:
+        store.merge_all(records_over_two_months())
+        save_durable(store, durable)
+    return durable
+
+
+def test_a_month_file_an_editor_saved_with_a_byte_order_mark_restores(tmp_path: Path) -> None:
+    durable = _saved(tmp_path)
+    month = durable / "vllm-project/vllm/2026-02.jsonl"
+    month.write_text("\ufeff" + month.read_text(encoding="utf-8"), encoding="utf-8")
+    with AnalysisStore(tmp_path / "fresh") as fresh:
+        assert restore_durable(fresh, durable).records == 20
+
+
+@pytest.mark.parametrize("damage", ["endless", "binary"])
+def test_a_month_file_with_no_end_or_no_text_is_an_error_naming_it_and_stores_nothing(
+    tmp_path: Path, damage: str
+) -> None:
+    durable = _saved(tmp_path)
+    month = durable / "vllm-project/vllm/2026-02.jsonl"
+    month.unlink()
+    if damage == "endless":
+        month.symlink_to("/dev/zero")  # a checkout of a hostile data branch
+    else:
+        month.write_bytes(b'{"commit": "\xff\xfe\x00"}\n')
+    with AnalysisStore(tmp_path / "fresh") as fresh:
+        with pytest.raises(InputError, match=r"2026-02.jsonl"):
+            restore_durable(fresh, durable)
+        assert len(fresh) == 0

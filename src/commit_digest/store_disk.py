@@ -51,6 +51,12 @@ class TextDisk(diskcache.Disk):
             return self._text(filename)
         raise UnreadableRow(f"its value is stored as {_REFUSED.get(mode, f'mode {mode!r}')}, not as JSON text")
 
+    def store(self, value: object, read: bool, key: object = diskcache.core.UNKNOWN) -> tuple[object, ...]:
+        # What this Disk writes it can read back: a value diskcache would pickle is a bug here.
+        if read or not isinstance(value, str | int):
+            raise TypeError(f"the store keeps only JSON text and counters, not {type(value).__name__}")
+        return super().store(value, read, key)
+
     def remove(self, file_path: object) -> None:
         # The file of a row being replaced or deleted: never one outside the store. (A link in
         # the store to a file elsewhere is removed, not what it points at.)

@@ -297,3 +297,10 @@ def test_a_fifo_planted_as_a_value_file_is_refused_not_waited_on(
     os.mkfifo(value_file)
     assert main(["show", "--cache", str(cache), record.commit.sha]) == 2
     _one_line_naming_restore(capsys, str(value_file), "not a regular file")
+
+
+def test_the_store_cannot_write_a_pickle_either(store: AnalysisStore) -> None:
+    with pytest.raises(TypeError, match="only JSON text"):
+        store._cache.set("meta/x", {"a": 1})
+    store._cache.set("meta/x", "{}")
+    assert store.get_meta("x") == {}

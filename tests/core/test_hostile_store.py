@@ -8,11 +8,13 @@ from __future__ import annotations
 import os
 import pickle
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import diskcache
 import pytest
 import yaml
+from diskcache.core import MODE_BINARY, MODE_PICKLE
 
 from commit_digest.cli import main
 from commit_digest.errors import StoreError
@@ -22,8 +24,6 @@ from tests.core.test_store import analysis
 from tests.factories import REPOSITORY, make_commit
 from tests.site.conftest import PROJECT, project_config
 
-# diskcache's modes (diskcache.core.MODE_*), written here as a hostile writer would.
-MODE_BINARY, MODE_PICKLE = 2, 4
 SECRET = "root:x:0:0:SECRET-OUTSIDE-THE-STORE"
 
 
@@ -49,7 +49,7 @@ def _key(record: CommitRecord) -> str:
 
 
 def _sql(cache: Path, statement: str, *parameters: object) -> list[tuple[object, ...]]:
-    with sqlite3.connect(cache / "cache.db") as connection:
+    with closing(sqlite3.connect(cache / "cache.db")) as connection, connection:
         return connection.execute(statement, parameters).fetchall()
 
 

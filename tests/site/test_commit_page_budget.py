@@ -132,4 +132,5 @@ def test_its_commit_page_says_where_the_rest_is(site: BuiltSite) -> None:
     web = f"https://github.com/{REPOSITORY}/commit/{sha_for('largest')}"
     assert page.count(f'href="{web}"') >= 2  # the links line, and the cut message or files
     assert "digest-shortened" in page  # the analysis says it was shortened
+    assert '<p class="digest-title-full">' + largest_record().commit.title + "</p>" in page  # the heading is cut
     assert re.search(r"3000 (more files|个文件)", page)  # the files it could not list are counted and linked

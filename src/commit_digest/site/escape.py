@@ -109,7 +109,7 @@ def _shown(text: str, limit: int | None) -> str:
 def title_html(value: object, limit: int | None = TITLE_SHOWN) -> Markup:
     """A commit title for HTML: its `code` spans as <code>, everything else escaped text, in a
     <bdi> when its direction could spill over the line (``_isolated``); past ``limit`` characters
-    cut with an ellipsis (None: whole, as the commit's own page heading shows it).
+    cut with an ellipsis (None: whole; a commit page shows a longer title whole under its message).
 
     Titles are written in GitHub's Markdown, where only code spans are common (18 of 172 in the
     sample); emphasis and links are left as the characters they are.

@@ -24,7 +24,7 @@ from commit_digest.site.budget import LIST_PAGE_BUDGET, first_within
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.charts import ActivityCounts, Chart, render_chart
 from commit_digest.site.commit_view import FILES_SHOWN, commit_view
-from commit_digest.site.escape import html_text, title_plain
+from commit_digest.site.escape import TITLE_SHOWN, html_text, title_plain
 from commit_digest.site.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.fragments import Fragments, PageFragments, clock, heading
@@ -187,6 +187,7 @@ class _Context:
             "impact_list": fragments.impact_list,
             "analysis_sections": fragments.analysis_sections,
             "clipped_analysis_sections": fragments.clipped_analysis_sections,
+            "title_shown": TITLE_SHOWN,
             "repository_chip": RepositoryChip,
             **self.meaning.values(),
         }

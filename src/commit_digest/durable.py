@@ -29,7 +29,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from commit_digest.errors import InputError, StoreError
-from commit_digest.exchange import InputProblems, bounded_lines, read_all_records, record_line, record_order
+from commit_digest.exchange import InputProblems, input_lines, read_all_records, record_line, record_order
 from commit_digest.models import CommitRecord
 from commit_digest.narratives import WeekNarrative
 from commit_digest.releases import Release, is_release_tag, release_order
@@ -226,19 +226,13 @@ def restore_durable(
         # The folder is a checkout anyone with push access to the data branch writes: a line with no
         # end (a file linked to /dev/zero) or bytes that are not text are errors naming the file.
         problems = InputProblems()
-        try:
-            with path.open(encoding="utf-8") as stream:
-                lines = bounded_lines(stream, source=str(path), problems=problems)
-                if _is_narrative_file(directory, path):
-                    narratives.extend(read_all_narratives(lines, source=str(path)))
-                elif _is_release_file(directory, path):
-                    releases.extend(read_all_releases(lines, source=str(path)))
-                else:
-                    batches.append(read_all_records(lines, source=str(path)))
-        except OSError as error:
-            raise InputError(f"cannot read {path}: {error.strerror}") from error
-        except UnicodeDecodeError as error:
-            raise InputError(f"{path} is not UTF-8 text: {error.reason} at byte {error.start}") from error
+        with input_lines(path, source=str(path), problems=problems) as lines:
+            if _is_narrative_file(directory, path):
+                narratives.extend(read_all_narratives(lines, source=str(path)))
+            elif _is_release_file(directory, path):
+                releases.extend(read_all_releases(lines, source=str(path)))
+            else:
+                batches.append(read_all_records(lines, source=str(path)))
         problems.raise_if_any()
     changed = sum(store.merge_all(batch) for batch in batches)
     narratives_changed = sum(store.merge_narrative(narrative) for narrative in narratives)

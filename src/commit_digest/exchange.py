@@ -7,7 +7,10 @@ time, sha), so re-exporting an unchanged store gives the same bytes.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
 from typing import TextIO
 
 from pydantic import ValidationError
@@ -92,6 +95,19 @@ def bounded_lines(
             problems.add(source, number, "line", f"longer than {limit:,} characters; the rest of {source} was not read")
             return
         yield line.removeprefix(_BYTE_ORDER_MARK) if number == 1 else line
+
+
+@contextmanager
+def input_lines(path: Path | None, *, source: str, problems: InputProblems) -> Iterator[Iterator[str]]:
+    """The ``bounded_lines`` of the file at ``path`` (standard input when None), read as they are
+    iterated; a file that cannot be read or is not UTF-8 text is an InputError naming ``source``."""
+    try:
+        with nullcontext(sys.stdin) if path is None else path.open(encoding="utf-8") as stream:
+            yield bounded_lines(stream, source=source, problems=problems)
+    except OSError as error:
+        raise InputError(f"cannot read {source}: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise InputError(f"{source} is not UTF-8 text: {error.reason} at byte {error.start}") from error
 
 
 def parse_records(lines: Iterable[str], *, source: str, problems: InputProblems) -> list[CommitRecord]:

@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
-from commit_digest.models import Commit
+from commit_digest.models import Commit, first_problem
 from commit_digest.sources.base import CommitRef, CommitSource
 from commit_digest.sources.errors import CommitFetchError, RateLimitError, UnusableCommitError
 from commit_digest.sources.window import FetchWindow, continuation_window
@@ -253,16 +253,7 @@ def _detailed(source: CommitSource, sha: str, *, with_pull_request: bool) -> Com
         return source.detail_commit(sha, with_pull_request=with_pull_request)
     except ValidationError as error:
         # The source read the commit and the model refuses what it holds: the same every time.
-        raise UnusableCommitError(sha, _refusal(error)) from None
-
-
-def _refusal(error: ValidationError) -> str:
-    """A ValidationError in one line (its inputs left out: they are the commit's own text)."""
-    problems = error.errors(include_url=False, include_input=False)
-    first = problems[0]
-    where = ".".join(str(part) for part in first["loc"])
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return f"the {error.title} record refuses it: {where}: {first['msg']}{more}"
+        raise UnusableCommitError(sha, f"the {error.title} record refuses it: {first_problem(error)}") from None
 
 
 def _observe(observer: FetchObserver | None, sha: str, outcome: str) -> None:

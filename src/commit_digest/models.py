@@ -20,6 +20,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationError,
     field_validator,
     model_validator,
 )
@@ -63,11 +64,22 @@ def _shown_date(value: datetime) -> datetime:
     return value
 
 
+def first_problem(error: ValidationError) -> str:
+    """A ValidationError in one line: its first problem (where: what), and how many more. The
+    inputs are left out: they are the commit's or the store's own text, which a message must not echo."""
+    problems = error.errors(include_url=False, include_input=False, include_context=False)
+    first = problems[0]
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    if first["type"] == "json_invalid":
+        return f"not JSON: {first['msg']}{more}"
+    where = ".".join(str(part) for part in first["loc"]) or "(top)"
+    return f"{where}: {first['msg']}{more}"
+
+
 Sha = Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
 # Checked wherever a name enters (records, settings, --repo, releases), so no path is ever built
 # from an unchecked one.
 RepositoryName = Annotated[str, AfterValidator(_repository_name)]
-Repository = RepositoryName  # the name the site's kept summaries import
 # A commit's or an analysis's moment, which pages and commands move into the site's time zone.
 ShownDatetime = Annotated[AwareDatetime, AfterValidator(_shown_date)]
 LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=caps.LABEL_ID)]

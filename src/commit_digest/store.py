@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 from commit_digest.errors import StoreError
 from commit_digest.leases import Lease
 from commit_digest.merge import merge_records
-from commit_digest.models import Analysis, Commit, CommitRecord
+from commit_digest.models import Analysis, Commit, CommitRecord, first_problem
 from commit_digest.narratives import WeekNarrative
 from commit_digest.releases import Release, ordered
 from commit_digest.store_disk import TextDisk, UnreadableRow
@@ -469,14 +469,7 @@ class AnalysisStore:
         try:
             return model.model_validate_json(text)
         except ValidationError as error:
-            problems = error.errors(include_url=False, include_input=False, include_context=False)
-            first = problems[0]
-            if first["type"] == "json_invalid":
-                why = f"its value is not JSON: {first['msg']}"
-            else:
-                where = ".".join(str(part) for part in first["loc"])
-                more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
-                why = f"its value does not match the schema: {where}: {first['msg']}{more}"
+            why = f"its value does not match the schema: {first_problem(error)}"
             raise self._damaged(f"cannot read {key}", self._database, why) from error
 
     def _parse_narrative(self, key: str, text: str) -> WeekNarrative:

@@ -12,7 +12,7 @@ import re
 from pydantic import ValidationError
 
 from commit_digest.errors import InputError
-from commit_digest.models import CommitRecord
+from commit_digest.models import CommitRecord, first_problem
 
 # C0 controls except \t and \n (\r is here: it becomes \n), DEL, and the C1 controls.
 _UNWANTED = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -37,10 +37,8 @@ def clean_record(record: CommitRecord) -> CommitRecord:
         return CommitRecord.model_validate(cleaned)
     except ValidationError as error:
         # Only a value made of nothing but control characters can get here (an empty path).
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
         raise InputError(
-            f"{record.commit.repository}@{record.commit.sha}: {where}: {first['msg']} "
+            f"{record.commit.repository}@{record.commit.sha}: {first_problem(error)} "
             "once its control characters are removed"
         ) from error
 

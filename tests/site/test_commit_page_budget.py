@@ -85,7 +85,7 @@ def largest_record() -> CommitRecord:
         author_login="largest",
         authored_at=WHEN,
         committed_at=WHEN,
-        title=_long(2000, "调度器改动 "),
+        title="\u202e" + _long(1999, "调度器改动 <b>"),  # reversing, markup, and far past what a heading shows
         body=body,
         files=tuple(
             FileChange(
@@ -132,5 +132,9 @@ def test_its_commit_page_says_where_the_rest_is(site: BuiltSite) -> None:
     web = f"https://github.com/{REPOSITORY}/commit/{sha_for('largest')}"
     assert page.count(f'href="{web}"') >= 2  # the links line, and the cut message or files
     assert "digest-shortened" in page  # the analysis says it was shortened
-    assert '<p class="digest-title-full">' + largest_record().commit.title + "</p>" in page  # the heading is cut
+    title = largest_record().commit.title
+    shown = title.replace("<", "&lt;").replace(">", "&gt;")
+    assert f'<p class="digest-title-full"><bdi>{shown}</bdi></p>' in page  # whole, escaped and isolated
+    heading = page.split('<h1 id="top">', 1)[1].split("</h1>", 1)[0]
+    assert "<bdi>" in heading and "…" in heading and len(heading) < 2 * 300 * 4  # cut as listings cut it
     assert re.search(r"3000 (more files|个文件)", page)  # the files it could not list are counted and linked

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.errors import InputError
-from commit_digest.exchange import InputProblems, bounded_lines, parse_records, write_records
+from commit_digest.exchange import InputProblems, input_lines, parse_records, write_records
 from commit_digest.models import CommitRecord
 from commit_digest.show import format_record
 
@@ -46,14 +45,8 @@ def run_import(args: argparse.Namespace) -> int:
     for path in args.files:
         stdin = str(path) == "-"
         source = "<stdin>" if stdin else str(path)
-        try:
-            with nullcontext(sys.stdin) if stdin else path.open(encoding="utf-8") as stream:
-                lines = bounded_lines(stream, source=source, problems=problems)
-                records.extend(parse_records(lines, source=source, problems=problems))
-        except OSError as error:
-            raise InputError(f"cannot read {source}: {error.strerror}") from error
-        except UnicodeDecodeError as error:
-            raise InputError(f"{source} is not UTF-8 text: {error.reason} at byte {error.start}") from error
+        with input_lines(None if stdin else path, source=source, problems=problems) as lines:
+            records.extend(parse_records(lines, source=source, problems=problems))
     problems.raise_if_any()
     # A commit given twice (in one file or two) is one commit: each line is merged into the store
     # as any import is, so the more valuable analysis is kept (with --force, the later line's).

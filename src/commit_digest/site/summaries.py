@@ -30,7 +30,7 @@ from commit_digest.models import (
     Label,
     LabelId,
     LabelSource,
-    Repository,
+    RepositoryName,
     Sha,
     restored_label,
 )
@@ -50,7 +50,7 @@ _LabelRow = tuple[LabelId, LabelSource, Annotated[str, StringConstraints(max_len
 # nested models and dataclasses.
 # What pages put in links and attributes is checked as the record's own fields are.
 _Row = tuple[
-    Repository,
+    RepositoryName,
     Sha,
     str,  # title
     str,  # author name

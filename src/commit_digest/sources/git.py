@@ -20,7 +20,6 @@ first. A night with new commits and no new tag runs four git processes.
 from __future__ import annotations
 
 import logging
-import re
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -70,8 +69,6 @@ _TAG_FIELDS = "%00".join(
         "%(committerdate:unix)%(*committerdate:unix)",  # for an annotated tag without a tagger
     )
 )
-# No control character belongs in a name; a hand-made commit object may hold any (a NUL, an escape).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # The same diff for every view of a commit, so their entries line up one to one.
 _DIFF_OPTIONS = ("--format=", "-M", "--diff-merges=first-parent", "--no-color", "--no-ext-diff")
 
@@ -431,7 +428,8 @@ def _ident(line: bytes, encoding: bytes | None) -> _Ident:
     the time follows the last ``>``."""
     name, _, rest = line.partition(b"<")
     when = rest.rpartition(b">")[2].split()
-    return _Ident(_CONTROL.sub("", _decoded(name, encoding)).strip(), _text(when[0]) if when else "")
+    # A hand-made object's name may hold a NUL or an escape: the store removes them, as from any text.
+    return _Ident(_decoded(name, encoding).strip(), _text(when[0]) if when else "")
 
 
 def _decoded(data: bytes, encoding: bytes | None) -> str:

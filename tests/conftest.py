@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from commit_digest.meaning.releases import BranchPoint, Release
 from commit_digest.models import Commit, FileChange, FileStatus
-from commit_digest.releases import BranchPoint, Release
 
 REPOSITORY = "vllm-project/vllm"
 

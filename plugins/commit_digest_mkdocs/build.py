@@ -41,7 +41,7 @@ from commit_digest.site.followed import site_last_fetch
 from commit_digest.site.incremental import BuildManifest, read_manifest
 from commit_digest.site.languages import language_root
 from commit_digest.site.output import write_status
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.build")

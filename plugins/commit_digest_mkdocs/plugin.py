@@ -26,8 +26,8 @@ from mkdocs.structure.toc import get_toc
 
 from commit_digest import api
 from commit_digest.errors import CommitDigestError
-from commit_digest.narratives import WeekNarrative
-from commit_digest.releases import Release
+from commit_digest.meaning.releases import Release
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
 from commit_digest.site import SiteIndex, SiteOptions, generate_pages, paths, sanitize_html
@@ -67,8 +67,8 @@ from commit_digest.site.reading import read_site_commits
 from commit_digest.site.record_source import RecordSource
 from commit_digest.site.status import status_facts
 from commit_digest.site.summaries import Summaries, recall_summaries
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import Taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.narratives import WeekNarrative
 from commit_digest_mkdocs.config import PluginConfig
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
 from commit_digest_mkdocs.frames import ThemeFrames, toc_tokens

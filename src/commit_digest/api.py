@@ -25,7 +25,7 @@ from commit_digest.site.escape import block_text, inline_text
 from commit_digest.site.followed import followed_repositories, site_records, site_taxonomy
 from commit_digest.site.model import Day, SiteCommit, SiteIndex, build_index
 from commit_digest.site.options import split_options
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 __all__ = [
     "Day",

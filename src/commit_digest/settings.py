@@ -13,8 +13,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from commit_digest.errors import InputError
+from commit_digest.meaning.taxonomy import combine_overrides
 from commit_digest.models import RepositoryName
-from commit_digest.taxonomy import combine_overrides
 
 PLUGIN_NAME = "commit-digest"
 # Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic
@@ -87,7 +87,7 @@ class RepositorySettings(_Settings):
     @classmethod
     def _impact_rules(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         if value is not None:
-            from commit_digest.impact.rules import impact_rules  # the rules import nothing of ours
+            from commit_digest.meaning.impact.rules import impact_rules  # the rules import nothing of ours
 
             try:
                 impact_rules(value)

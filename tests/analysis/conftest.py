@@ -11,9 +11,9 @@ import pytest
 
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
 from commit_digest.analysis.llm_client import LlmClient
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Commit, FileChange, FileStatus, PatchState, PullRequestInfo
 from commit_digest.settings import DigestSettings, LlmSettings
-from commit_digest.taxonomy import load_taxonomy
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 
 API_KEY = "sk-test-0123456789abcdefSECRET"

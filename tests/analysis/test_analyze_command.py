@@ -11,9 +11,9 @@ from commit_digest.analysis.batch import BATCHES_META
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.prompt import PROMPT_CANARY
 from commit_digest.cli import main
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, CommitRecord
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.conftest import API_KEY, make_commit
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_content, completion, error
 

@@ -12,10 +12,10 @@ from commit_digest.analysis.llm_client import strict_schema_of
 from commit_digest.analysis.llm_schema import LlmAnalysis, response_schema
 from commit_digest.analysis.prompt import PROMPT_VERSION, reply_schema, system_prompt
 from commit_digest.cli import main
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, CommitRecord
 from commit_digest.settings import DigestSettings, load_settings
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.bilingual_replies import (
     ENGLISH_WORDING,
     bilingual_content,

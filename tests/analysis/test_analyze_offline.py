@@ -10,9 +10,9 @@ import pytest
 
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.cli import main
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, CommitRecord
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.conftest import make_commit
 from tests.core.test_store import analysis
 

@@ -15,7 +15,7 @@ import pytest
 
 from commit_digest.cli import main
 from commit_digest.models import AnalysisStatus, CommitRecord
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.conftest import make_commit, write_config
 from tests.fakes.openai_server import GATEWAY_PAGE, FakeOpenAIServer, analysis_content, completion
 

@@ -15,13 +15,13 @@ from pydantic import ValidationError
 from commit_digest.analysis.narration import NARRATIVE_CANARY, NARRATIVE_PROMPT_VERSION
 from commit_digest.analysis.narrative_pass import MAX_COMMITS_SENT, WeekRequest, narrative_lease_name
 from commit_digest.cli import main
-from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import InputError
-from commit_digest.leases import Lease
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance, Provenance, TokenUsage
-from commit_digest.narratives import WeekNarrative
 from commit_digest.site.calendar import IsoWeek
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import restore_durable, save_durable
+from commit_digest.store.leases import Lease
+from commit_digest.store.narratives import WeekNarrative
 from tests.analysis.conftest import API_KEY, write_config
 from tests.analysis.narrative_replies import (
     NARRATIVE_TEXTS,

@@ -7,8 +7,8 @@ import pytest
 
 from commit_digest.analysis.diff_budget import estimate_tokens, fit_diff, split_hunks
 from commit_digest.analysis.prompt import _ENVIRONMENT, PROMPT_CANARY, commit_prompt, system_prompt
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import FileChange, PatchState
-from commit_digest.taxonomy import load_taxonomy
 from tests.analysis.conftest import make_commit, patch_of
 
 TAXONOMY = load_taxonomy()

@@ -19,9 +19,9 @@ from commit_digest.analysis.llm_schema import LlmAnalysis, bilingual_reply_model
 from commit_digest.analysis.prompt import system_prompt
 from commit_digest.analysis.translation import LlmTranslation
 from commit_digest.cli import main
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Analysis, AnalysisText, CommitRecord
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.bilingual_replies import is_translation, stored_analysis
 from tests.analysis.conftest import make_commit, write_config
 from tests.fakes.openai_server import FakeOpenAIServer, JsonObject, Reply, completion

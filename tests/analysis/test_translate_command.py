@@ -15,9 +15,9 @@ from commit_digest.analysis.translate_batch import TRANSLATE_BATCHES_META
 from commit_digest.analysis.translate_pass import translation_lease_name
 from commit_digest.analysis.translation import TRANSLATE_CANARY, TRANSLATE_PROMPT_VERSION
 from commit_digest.cli import main
-from commit_digest.leases import Lease
 from commit_digest.models import Analysis, CommitRecord
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.leases import Lease
 from tests.analysis.bilingual_replies import language_responder, source_of, stored_analysis, translated
 from tests.analysis.conftest import make_commit, write_config
 from tests.fakes.openai_server import FakeOpenAIServer, completion, error

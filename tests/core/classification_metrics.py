@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from commit_digest.taxonomy import classify, load_taxonomy
+from commit_digest.meaning.taxonomy import classify, load_taxonomy
 
 KINDS = ("platforms", "subsystems")
 

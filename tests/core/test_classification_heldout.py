@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.meaning.taxonomy import load_taxonomy
 from tests.core.classification_metrics import meets_the_thresholds, scored_report
 
 HELDOUT_PATH = Path(__file__).with_name("classification_heldout.yml")

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from commit_digest.exchange import read_all_records
+from commit_digest.meaning.taxonomy import Classification, classify, load_taxonomy
 from commit_digest.models import Commit, LabelSource
-from commit_digest.taxonomy import Classification, classify, load_taxonomy
+from commit_digest.store.exchange import read_all_records
 from tests.core.classification_metrics import meets_the_thresholds, scored_report
 
 TABLE_PATH = Path(__file__).with_name("classification_table.yml")

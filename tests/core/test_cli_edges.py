@@ -12,9 +12,9 @@ import pytest
 
 from commit_digest.cli import build_parser, main
 from commit_digest.commands.common import OPTION_FLAGS
-from commit_digest.exchange import record_line
 from commit_digest.models import CommitRecord, FileChange
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.exchange import record_line
 from tests.core.test_store import analysis
 from tests.factories import make_commit
 

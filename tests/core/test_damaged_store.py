@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from commit_digest.cli import main
-from commit_digest.durable import save_durable
 from commit_digest.errors import StoreError
 from commit_digest.models import CommitRecord
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import save_durable
 from tests.core.test_store import analysis
 from tests.factories import make_commit
 

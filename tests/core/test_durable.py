@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import InputError
 from commit_digest.models import CommitRecord
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import restore_durable, save_durable
 from tests.core.test_store import analysis
 from tests.factories import make_commit
 

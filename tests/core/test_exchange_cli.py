@@ -7,7 +7,7 @@ import pytest
 
 from commit_digest.cli import main
 from commit_digest.models import CommitRecord, FileChange
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.core.test_store import analysis
 from tests.factories import make_commit
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from commit_digest.taxonomy import classify, load_taxonomy
+from commit_digest.meaning.taxonomy import classify, load_taxonomy
 
 PLATFORMS = ("cuda", "rocm", "xpu", "tpu", "cpu", "ascend", "hpu")
 _CJK = re.compile(r"[\u4e00-\u9fff]")

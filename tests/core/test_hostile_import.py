@@ -15,13 +15,13 @@ import pytest
 from pydantic import ValidationError
 
 from commit_digest.cli import main
-from commit_digest.durable import month_file, narrative_file, release_file, save_durable
 from commit_digest.errors import StoreError
-from commit_digest.exchange import record_line
 from commit_digest.models import EARLIEST_DATE, LATEST_DATE, Commit, CommitRecord, FileChange
-from commit_digest.narratives import WeekNarrative
 from commit_digest.settings import DigestSettings
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import month_file, narrative_file, release_file, save_durable
+from commit_digest.store.exchange import record_line
+from commit_digest.store.narratives import WeekNarrative
 from tests.core.test_store import analysis
 from tests.factories import REPOSITORY, make_commit, make_release, numbered_sha
 

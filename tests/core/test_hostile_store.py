@@ -19,7 +19,7 @@ from diskcache.core import MODE_BINARY, MODE_PICKLE
 from commit_digest.cli import main
 from commit_digest.errors import StoreError
 from commit_digest.models import CommitRecord
-from commit_digest.store import AnalysisStore, record_key
+from commit_digest.store.analysis_store import AnalysisStore, record_key
 from tests.core.test_store import analysis
 from tests.factories import REPOSITORY, make_commit
 from tests.site.conftest import PROJECT, project_config

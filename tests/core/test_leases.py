@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from commit_digest.leases import LeaseHolder, lapsed, lease_name
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.leases import LeaseHolder, lapsed, lease_name
 
 NAME = lease_name("vllm-project/vllm", "0" * 40)
 HERE = LeaseHolder(holder="here:100:a", host="here", pid=100)

@@ -4,9 +4,9 @@ import pytest
 
 from commit_digest.analysis.offline import OfflineAnalyzer, clip_sentence, message_points
 from commit_digest.analysis.offline_rules import part_label, series_part
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Analysis, ChangeType, FileChange, FileStatus, Importance
 from commit_digest.settings import Language
-from commit_digest.taxonomy import load_taxonomy
 from tests.core.test_pr_template import (
     VLLM_ASCEND_FILLED,
     VLLM_ASCEND_TEMPLATE,

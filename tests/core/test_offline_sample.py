@@ -10,10 +10,10 @@ import pytest
 
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.cli import main
-from commit_digest.exchange import read_all_records
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import ChangeType, Commit, CommitRecord, Importance
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.exchange import read_all_records
 
 UTC = ZoneInfo("UTC")
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from commit_digest.pr_template import TESTING_HEADINGS, TemplateSection, strip_template, template_sections
+from commit_digest.meaning.pr_template import TESTING_HEADINGS, TemplateSection, strip_template, template_sections
 
 # vLLM's template since 2025.
 VLLM_TEMPLATE = """<!-- markdownlint-disable -->

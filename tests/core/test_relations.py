@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from commit_digest.meaning.pr_template import strip_template
+from commit_digest.meaning.relations import Relation, RelationKind, Series, relate
 from commit_digest.models import Commit, PullRequestInfo
-from commit_digest.pr_template import strip_template
-from commit_digest.relations import Relation, RelationKind, Series, relate
 
 VLLM = "vllm-project/vllm"
 ASCEND = "vllm-project/vllm-ascend"

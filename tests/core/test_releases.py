@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from commit_digest.durable import restore_durable, save_durable
-from commit_digest.releases import (
+from commit_digest.meaning.releases import (
     BranchPoint,
     Release,
     apply_placement,
@@ -22,7 +21,8 @@ from commit_digest.releases import (
     plan_placement,
     version_key,
 )
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import restore_durable, save_durable
 from tests.factories import make_release
 from tests.factories import numbered_sha as sha
 

@@ -12,7 +12,7 @@ from commit_digest.models import (
     Importance,
     Provenance,
 )
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.factories import REPOSITORY, make_commit
 
 T0 = datetime(2026, 1, 9, tzinfo=UTC)

@@ -6,7 +6,7 @@ import pytest
 
 from commit_digest.errors import InputError
 from commit_digest.models import CommitRecord, FileChange
-from commit_digest.text_hygiene import clean_record, clean_text
+from commit_digest.store.hygiene import clean_record, clean_text
 from tests.core.test_store import analysis
 from tests.factories import make_commit
 

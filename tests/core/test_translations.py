@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from commit_digest.models import AnalysisText, CommitRecord
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.core.test_store import analysis
 from tests.factories import REPOSITORY, make_commit
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from commit_digest.impact import ImpactRules, OperatorImpact, impact_rules, operator_impact
+from commit_digest.collect.git import GitSource
+from commit_digest.meaning.impact import ImpactRules, OperatorImpact, impact_rules, operator_impact
 from commit_digest.models import Commit
-from commit_digest.sources.git import GitSource
 from tests.git import run_git
 
 _IDENTITY = {

@@ -3,7 +3,7 @@ version ARGs, base image tags and pip-installed pins; the platform comes from th
 
 from __future__ import annotations
 
-from commit_digest.impact import OperatorImpact
+from commit_digest.meaning.impact import OperatorImpact
 
 from .conftest import History, rows
 

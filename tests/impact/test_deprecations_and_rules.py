@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from commit_digest.impact import ClassRule, ImpactRules, impact_rules, operator_impact
+from commit_digest.meaning.impact import ClassRule, ImpactRules, impact_rules, operator_impact
 from commit_digest.models import Commit, FileChange, PatchState
 
 from .conftest import History, rows

@@ -3,7 +3,7 @@ TYPE_CHECKING declarations) and direct reads elsewhere, each added, removed, cha
 
 from __future__ import annotations
 
-from commit_digest.impact import ChangeKind, ImpactKind, impact_rules, operator_impact
+from commit_digest.meaning.impact import ChangeKind, ImpactKind, impact_rules, operator_impact
 
 from .conftest import History, rows
 

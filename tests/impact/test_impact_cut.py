@@ -3,7 +3,7 @@ number of bytes, and says how many it leaves out."""
 
 from __future__ import annotations
 
-from commit_digest.impact import ChangeKind, ImpactKind, OperatorChange
+from commit_digest.meaning.impact import ChangeKind, ImpactKind, OperatorChange
 from commit_digest.site.impact_view import cut_changes
 
 CHANGES = tuple(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from commit_digest.impact import ChangeKind, ImpactKind, OperatorChange
-from commit_digest.relations import Relation, RelationKind
+from commit_digest.meaning.impact import ChangeKind, ImpactKind, OperatorChange
+from commit_digest.meaning.relations import Relation, RelationKind
 from commit_digest.site.i18n import Texts
 from commit_digest.site.impact_view import change_html, change_text
 

@@ -11,8 +11,8 @@ import pytest
 
 from commit_digest.legacy.importer import ReportImport, import_files
 from commit_digest.legacy.parse import LegacyReport, parse_report
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.meaning.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 
 DATA = Path(__file__).parent / "data"
 NEWER_HIGH = DATA / "000_f690ba4805e39c59.txt"

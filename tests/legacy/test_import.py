@@ -13,7 +13,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from commit_digest.cli import main
-from commit_digest.exchange import write_records
 from commit_digest.legacy.importer import find_real_commit, is_placeholder, placeholder_sha
 from commit_digest.legacy.parse import LegacyReport
 from commit_digest.legacy.reconcile import reconcile_placeholders
@@ -26,7 +25,8 @@ from commit_digest.models import (
     Importance,
     Provenance,
 )
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.exchange import write_records
 from tests.legacy.conftest import NEWER, NEWER_HIGH, OLDER, REPOSITORY, SEEDS, UTC, ImportedArchive
 
 

@@ -12,12 +12,12 @@ import pytest
 import yaml
 
 from commit_digest.cli import main
-from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import InputError
+from commit_digest.meaning.releases import Release
 from commit_digest.models import CommitRecord
-from commit_digest.releases import Release
 from commit_digest.settings import read_mkdocs_yml
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import restore_durable, save_durable
 from tests.factories import make_commit, make_release
 from tests.factories import numbered_sha as sha
 from tests.fakes.github_server import FakeCommit, FakeGithubServer, FakeRepository

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import CommitRecord
 from commit_digest.search import search_documents, search_files, search_names
 from commit_digest.search.index import (
@@ -25,7 +26,6 @@ from commit_digest.search.query import PULL_REQUEST_GRAM
 from commit_digest.search.reader import search
 from commit_digest.search.tokens import normalise
 from commit_digest.site import build_index
-from commit_digest.taxonomy import Taxonomy
 
 TERMS = ("缓存", "量化", "内存", "修复", "注意力", "FP8", "fused_moe", "MI300", "rocm", "v1", "tp", "ci", "MoE 内核")
 

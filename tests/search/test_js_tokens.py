@@ -10,10 +10,10 @@ from importlib import resources
 
 import pytest
 
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.search.documents import synonym_groups
 from commit_digest.search.query import parse_query
 from commit_digest.search.tokens import document_grams, fnv1a, query_grams, query_terms
-from commit_digest.taxonomy import Taxonomy
 
 TABLE = (
     "修复 KV 缓存泄漏，降低显存占用",

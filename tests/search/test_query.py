@@ -3,10 +3,10 @@ without spaces, pull request numbers."""
 
 from __future__ import annotations
 
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.search.documents import synonym_groups
 from commit_digest.search.query import NARROWER_WEIGHT, PULL_REQUEST_GRAM, SYNONYM_WEIGHT, parse_query
 from commit_digest.search.tokens import term_grams
-from commit_digest.taxonomy import Taxonomy
 
 
 def words_of(query: str, taxonomy: Taxonomy) -> list[set[str]]:

@@ -11,7 +11,7 @@ import yaml
 
 from commit_digest.models import CommitRecord
 from commit_digest.settings import read_mkdocs_yml
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.factories import sample_records
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import SiteBuildError, run_build
 from tests.site.conftest import PROJECT, project_config
 from tests.site.factories import sample_records

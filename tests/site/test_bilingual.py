@@ -22,7 +22,7 @@ from commit_digest.cli import main
 from commit_digest.errors import InputError
 from commit_digest.models import CommitRecord, Importance
 from commit_digest.site.languages import alternates, localized_palette, page_variant, site_name
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.conftest import PROJECT, project_config
 from tests.site.factories import make_commit, ok_analysis, sample_records, sha_for

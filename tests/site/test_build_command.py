@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from commit_digest.cli import main
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.conftest import PROJECT, project_config
 from tests.site.factories import sample_records, sha_for
 

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from markupsafe import Markup
 
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import CommitRecord, Importance
 from commit_digest.site import paths
 from commit_digest.site.assets import STYLESHEETS, site_asset
@@ -21,7 +22,6 @@ from commit_digest.site.charts import MAX_ROWS, WINDOW_WEEKS, ActivityCounts, Ch
 from commit_digest.site.i18n import Texts
 from commit_digest.site.model import SiteIndex, build_index
 from commit_digest.site.sanitize import sanitize_html
-from commit_digest.taxonomy import load_taxonomy
 from tests.site.conftest import BuiltSite
 from tests.site.factories import REPOSITORY, label, make_commit, ok_analysis
 from tests.site.html import tables

@@ -17,10 +17,10 @@ import pytest
 from benchmarks.browser import serve
 from playwright.sync_api import Browser
 
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Commit, CommitRecord, FileChange, FileStatus, Importance, PullRequestInfo
 from commit_digest.site import SiteOptions, build_index, generate_pages
 from commit_digest.site.commit_view import FILES_SHOWN
-from commit_digest.taxonomy import load_taxonomy
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import REPOSITORY, label, ok_analysis, sha_for
 from tests.site.html import article, headings, visible_text

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 import pytest
 
 from commit_digest import caps
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import (
     Analysis,
     AnalysisText,
@@ -30,7 +31,6 @@ from commit_digest.models import (
     Recommendation,
     TechnicalInsights,
 )
-from commit_digest.taxonomy import load_taxonomy
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import REPOSITORY, make_commit, ok_analysis, sha_for
 

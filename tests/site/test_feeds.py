@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import feedparser
 import pytest
 
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, CommitRecord, Importance
 from commit_digest.site import paths
 from commit_digest.site.escape import title_plain
@@ -23,7 +24,6 @@ from commit_digest.site.feeds import (
 )
 from commit_digest.site.model import SiteIndex, SiteRepository, build_index
 from commit_digest.site.options import SiteOptions
-from commit_digest.taxonomy import load_taxonomy
 from tests.site.factories import PAYLOADS, label, make_commit, not_ok_analysis, ok_analysis, sample_records
 
 TAXONOMY = load_taxonomy()

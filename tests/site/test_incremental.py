@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 import yaml
 
-from commit_digest import taxonomy as taxonomy_module
-from commit_digest.fetch import last_fetch_key
+from commit_digest.collect.fetch import last_fetch_key
+from commit_digest.meaning import taxonomy as taxonomy_module
 from commit_digest.models import ChangeType, CommitRecord, Importance
 from commit_digest.site.incremental import MANIFEST_PATH, read_manifest
 from commit_digest.site.summaries import PATH as SUMMARIES_PATH
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.conftest import PROJECT, project_config
 from tests.site.factories import REPOSITORY, label, make_commit, ok_analysis, sample_records, sha_for
@@ -242,9 +242,9 @@ def test_a_new_month_reuses_the_old_months_search_partition_and_its_filter(proje
 def test_search_partitions_are_closed_quarters_and_the_newest_quarters_months() -> None:
     from zoneinfo import ZoneInfo
 
+    from commit_digest.meaning.taxonomy import load_taxonomy
     from commit_digest.site.model import build_index
     from commit_digest.site.output import search_partitions
-    from commit_digest.taxonomy import load_taxonomy
 
     days = [datetime(2025, 11, 3, tzinfo=UTC), datetime(2026, 2, 10, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)]
     records = [

@@ -11,7 +11,7 @@ import feedparser
 import pytest
 
 from commit_digest.cli import main
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.html import article, hrefs, visible_text
 from tests.site.meaning_history import REPOSITORY, History, make_history

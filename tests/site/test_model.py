@@ -7,10 +7,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from commit_digest import api
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import CommitRecord, Importance
 from commit_digest.site import SiteOptions, build_index, generate_pages, split_options
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.factories import make_commit, ok_analysis, sample_records
 
 TAXONOMY = load_taxonomy()

@@ -12,7 +12,7 @@ import pytest
 
 from commit_digest import api
 from commit_digest.models import ChangeType, CommitRecord, Importance
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import make_commit, ok_analysis
 from tests.site.html import article, hrefs

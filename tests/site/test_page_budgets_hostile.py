@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from benchmarks.synthetic import synthetic_records
 
+from commit_digest.collect.git import GitSource
+from commit_digest.meaning.releases import Release
 from commit_digest.models import (
     ChangeType,
     Commit,
@@ -26,9 +28,7 @@ from commit_digest.models import (
     Importance,
     PatchState,
 )
-from commit_digest.releases import Release
-from commit_digest.sources.git import GitSource
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.git import run_git
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import REPOSITORY, label, ok_analysis

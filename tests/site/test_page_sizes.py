@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import (
     Analysis,
     ChangeType,
@@ -22,7 +23,6 @@ from commit_digest.models import (
 )
 from commit_digest.site import SiteOptions, build_index, generate_pages
 from commit_digest.site.pages import DAY_ENTRIES_LIMIT, DAY_SUMMARIES_BUDGET, HOME_BUDGET
-from commit_digest.taxonomy import load_taxonomy
 from tests.site.conftest import BuiltSite
 from tests.site.factories import CREATED, label, make_commit, ok_analysis, sample_records, sha_for
 from tests.site.html import article, hrefs, visible_text

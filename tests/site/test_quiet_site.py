@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from commit_digest.meaning.releases import Release
 from commit_digest.models import CommitRecord
-from commit_digest.releases import Release
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import REPOSITORY, make_commit, sha_for
 from tests.site.html import article, visible_text

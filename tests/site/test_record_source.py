@@ -8,10 +8,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from commit_digest.errors import StoreError
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.site.model import build_index
 from commit_digest.site.record_source import RecordSource
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.factories import REPOSITORY, sample_records
 
 

@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from commit_digest.cli import main
-from commit_digest.durable import save_durable
-from commit_digest.releases import Release
-from commit_digest.store import AnalysisStore
+from commit_digest.meaning.releases import Release
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import save_durable
 from commit_digest_mkdocs.build import run_build
 from tests.git import run_git
 from tests.site.conftest import PROJECT, BuiltSite, project_config

@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from commit_digest.cli import main
-from commit_digest.exchange import read_all_records
 from commit_digest.search.reader import search
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.exchange import read_all_records
 from commit_digest_mkdocs.build import run_build
 from tests.git import run_git
 from tests.site.conftest import PROJECT, project_config

@@ -9,14 +9,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from commit_digest.meaning.series import series_part
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import ChangeType, CommitRecord, Importance, Provenance
-from commit_digest.narratives import WeekNarrative
-from commit_digest.series import series_part
 from commit_digest.site.calendar import IsoWeek, weeks_until
 from commit_digest.site.model import SiteIndex, SiteNarrative, build_index
 from commit_digest.site.weeks import fold_series, week_summary, weeks_of
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.narratives import WeekNarrative
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import REPOSITORY, label, make_commit, ok_analysis, sample_records, sha_for
 from tests.site.html import article, hrefs, visible_text

@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisText, CommitRecord, Importance
 from commit_digest.search.documents import search_document
 from commit_digest.site import build_index, generate_pages
 from commit_digest.site.options import SiteOptions
-from commit_digest.taxonomy import load_taxonomy
 from tests.site.factories import REPOSITORY, make_commit, ok_analysis, sha_for
 from tests.site.html import visible_text
 

@@ -24,7 +24,7 @@ from commit_digest.analysis.llm_client import BATCH_ENDPOINT, BatchState, ChatRe
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.prompt import PROMPT_VERSION
 from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, TokenUsage
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 

@@ -18,7 +18,7 @@ from commit_digest.analysis.prompt import new_boundary
 from commit_digest.models import AnalysisStatus, TokenUsage
 from commit_digest.settings import DigestSettings
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.exchange")
+logger = logging.getLogger("mkdocs.plugins.commit_digest.store.exchange")
 
 T = TypeVar("T")
 R = TypeVar("R")

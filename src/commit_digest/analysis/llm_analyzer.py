@@ -30,9 +30,9 @@ from commit_digest.analysis.prompt import (
     reply_schema,
     system_prompt,
 )
+from commit_digest.meaning.taxonomy import Classification, Taxonomy, classify
 from commit_digest.models import Analysis, AnalysisStatus, Commit, TokenUsage
 from commit_digest.settings import DigestSettings
-from commit_digest.taxonomy import Classification, Taxonomy, classify
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 

@@ -18,7 +18,7 @@ from commit_digest.analysis.runner import (
 )
 from commit_digest.models import CommitRecord
 from commit_digest.settings import LlmSettings
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 
 def records_for_llm(store: AnalysisStore, analyzer: LlmAnalyzer, selection: Selection) -> list[CommitRecord]:

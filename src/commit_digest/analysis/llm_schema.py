@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from commit_digest import caps
 from commit_digest.analysis.llm_errors import InvalidReplyError
+from commit_digest.meaning.taxonomy import Classification, Taxonomy
 from commit_digest.models import (
     LABEL_ID_PATTERN,
     Analysis,
@@ -39,8 +40,7 @@ from commit_digest.models import (
     TechnicalInsights,
     TokenUsage,
 )
-from commit_digest.taxonomy import Classification, Taxonomy
-from commit_digest.text_hygiene import clean_strings
+from commit_digest.store.hygiene import clean_strings
 
 # Caps the prompt states (caps.ASKED, within what the store holds: a reply they allow is always stored).
 SHORT_CAP = caps.ASKED.short

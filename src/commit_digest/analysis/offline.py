@@ -18,6 +18,9 @@ from commit_digest.analysis.offline_rules import (
     infer_importance,
     mentions_security,
 )
+from commit_digest.meaning.pr_template import described_message
+from commit_digest.meaning.taxonomy import Taxonomy, classify
+from commit_digest.meaning.vocabulary import IMPORTANCE_NAMES, change_type_name
 from commit_digest.models import (
     Analysis,
     ChangeType,
@@ -29,10 +32,7 @@ from commit_digest.models import (
     Recommendation,
     TechnicalInsights,
 )
-from commit_digest.pr_template import described_message
 from commit_digest.settings import Language
-from commit_digest.taxonomy import Taxonomy, classify
-from commit_digest.vocabulary import IMPORTANCE_NAMES, change_type_name
 
 OFFLINE_RULES_VERSION = "offline-2"
 MAX_SUMMARY_BULLETS = 4

@@ -12,8 +12,8 @@ from typing import Generic, TypeVar
 
 import pathspec
 
+from commit_digest.meaning.taxonomy import title_tags
 from commit_digest.models import ChangeType, Commit, FileStatus, Importance
-from commit_digest.taxonomy import title_tags
 
 _DOC_PATHS = pathspec.GitIgnoreSpec.from_lines(["docs/", "*.md", "*.rst", "examples/", "mkdocs.yaml"])
 _TEST_PATHS = pathspec.GitIgnoreSpec.from_lines(["tests/", "test/", "test_*.py", "*_test.py", "conftest.py"])

@@ -22,8 +22,8 @@ import jinja2
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.diff_budget import FittedDiff, estimate_tokens, fit_diff
 from commit_digest.analysis.llm_client import strict_schema_of
+from commit_digest.meaning.taxonomy import Taxonomy, classify
 from commit_digest.models import ChangeType, Commit, LanguageCode
-from commit_digest.taxonomy import Taxonomy, classify
 
 # Bump when a template or the schema changes: analyses made with another version are redone.
 # A two-language request has the same version: its analysis says what a one-language one says,

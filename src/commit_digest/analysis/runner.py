@@ -28,10 +28,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from commit_digest.analysis.base import Analyzer
 from commit_digest.analysis.prompt import PROMPT_VERSION
-from commit_digest.leases import LeaseHolder, lapsed, lease_name, this_process
 from commit_digest.models import SCHEMA_VERSION, Analysis, AnalysisStatus, CommitRecord, TokenUsage
 from commit_digest.settings import LlmSettings
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.leases import LeaseHolder, lapsed, lease_name, this_process
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.analysis")
 

@@ -30,7 +30,7 @@ from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.translate_pass import Job, JobKey, missing_languages
 from commit_digest.analysis.translation import TRANSLATE_PROMPT_VERSION, TranslationResult, Translator
 from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, LanguageCode, TokenUsage
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 

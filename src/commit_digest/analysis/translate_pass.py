@@ -31,7 +31,7 @@ from commit_digest.analysis.runner import (
 from commit_digest.analysis.translation import TranslationResult, Translator
 from commit_digest.models import Analysis, CommitRecord, LanguageCode
 from commit_digest.settings import LlmSettings
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.analysis")
 

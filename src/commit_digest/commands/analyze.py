@@ -24,9 +24,9 @@ from commit_digest.commands.common import (
     settings_from_args,
 )
 from commit_digest.errors import InputError
+from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
 from commit_digest.models import AnalysisStatus
 from commit_digest.settings import DigestSettings
-from commit_digest.taxonomy import Taxonomy, load_taxonomy
 
 
 def register(subparsers: Any) -> None:

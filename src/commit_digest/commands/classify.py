@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from commit_digest.commands.common import add_common_options, settings_from_args
 from commit_digest.errors import InputError
-from commit_digest.taxonomy import classify, load_taxonomy
+from commit_digest.meaning.taxonomy import classify, load_taxonomy
 
 
 class ClassifyInput(BaseModel):

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from commit_digest.errors import InputError
 from commit_digest.settings import DigestSettings, load_settings, plugin_options_in
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 DEFAULT_CONFIG = Path("mkdocs.yml")
 # The flag of each option a command can set, by option path, so that a bad value is reported

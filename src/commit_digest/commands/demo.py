@@ -12,8 +12,8 @@ from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
-from commit_digest.exchange import read_all_records
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.meaning.taxonomy import load_taxonomy
+from commit_digest.store.exchange import read_all_records
 
 SAMPLE = "data/sample-vllm.jsonl"
 

@@ -29,14 +29,14 @@ from typing import Any, Self
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from commit_digest.collect.base import CommitSource
+from commit_digest.collect.errors import SourceError
+from commit_digest.collect.fetch import FetchReport, fetch_commits, window_for_run
+from commit_digest.collect.release_fetch import ReleaseReport, ReleaseSource, update_releases
+from commit_digest.collect.window import parse_day, requested_window
 from commit_digest.errors import InputError
-from commit_digest.fetch import FetchReport, fetch_commits, window_for_run
-from commit_digest.release_fetch import ReleaseReport, ReleaseSource, update_releases
 from commit_digest.settings import DigestSettings
-from commit_digest.sources.base import CommitSource
-from commit_digest.sources.errors import SourceError
-from commit_digest.sources.window import parse_day, requested_window
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 from .common import add_common_options, open_store, repository_runs, run_each_repository, settings_from_args
 
@@ -168,8 +168,8 @@ def make_source(
 ) -> CommitSource:
     """The local clone when ``git_dir`` is given, else the GitHub API (token from GITHUB_TOKEN)."""
     # Imported here: PyGithub is slow to import and most commands never talk to GitHub.
-    from commit_digest.sources.git import GitSource
-    from commit_digest.sources.github import GithubSource
+    from commit_digest.collect.git import GitSource
+    from commit_digest.collect.github import GithubSource
 
     if git_dir is not None:
         return GitSource(

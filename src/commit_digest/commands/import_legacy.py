@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.meaning.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
     from commit_digest.legacy.importer import ReportImport

@@ -27,6 +27,7 @@ from rich.console import Console
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
+from commit_digest.collect.base import CommitSource
 from commit_digest.commands.common import (
     add_common_options,
     add_durable_dir_option,
@@ -37,12 +38,11 @@ from commit_digest.commands.common import (
     site_settings_from_args,
 )
 from commit_digest.commands.restore import release_patterns
-from commit_digest.durable import restore_durable, save_durable
 from commit_digest.errors import CommitDigestError, InputError
+from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
 from commit_digest.settings import DigestSettings
-from commit_digest.sources.base import CommitSource
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import Taxonomy, load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import restore_durable, save_durable
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.nightly")
 
@@ -178,8 +178,8 @@ def _fetch(
     report: StepReport,
     fetched_from: list[CommitSource],
 ) -> None:
+    from commit_digest.collect.fetch import fetch_commits, window_for_run
     from commit_digest.commands.fetch import make_source
-    from commit_digest.fetch import fetch_commits, window_for_run
     from commit_digest.legacy.reconcile import reconcile_placeholders
 
     source = make_source(settings, git_dir=args.git_dir, github_url=args.github_url, collect_patches=True)

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.commands.show import format_record
 from commit_digest.errors import InputError
-from commit_digest.exchange import InputProblems, input_lines, parse_records, write_records
 from commit_digest.models import CommitRecord
-from commit_digest.show import format_record
+from commit_digest.store.exchange import InputProblems, input_lines, parse_records, write_records
 
 
 def register(subparsers: Any) -> None:

@@ -10,9 +10,9 @@ import argparse
 from typing import Any
 
 from commit_digest.commands.common import add_common_options, add_durable_dir_option, open_store, settings_from_args
-from commit_digest.durable import MANIFEST, restore_durable
 from commit_digest.errors import InputError
 from commit_digest.settings import DigestSettings
+from commit_digest.store.durable import MANIFEST, restore_durable
 
 
 def register(subparsers: Any) -> None:

@@ -22,8 +22,8 @@ from zoneinfo import ZoneInfo
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.models import CommitRecord, Provenance
-from commit_digest.narratives import WeekNarrative
 from commit_digest.settings import ModelPrice
+from commit_digest.store.narratives import WeekNarrative
 
 
 @dataclass

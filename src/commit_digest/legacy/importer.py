@@ -25,9 +25,9 @@ from pathlib import Path
 from commit_digest.errors import InputError
 from commit_digest.legacy.mapping import map_section, pending_analysis, section_paths
 from commit_digest.legacy.parse import LegacyReport, Section, TableRow, parse_report
+from commit_digest.meaning.taxonomy import Taxonomy, classify
 from commit_digest.models import Commit, CommitRecord, pr_number_in_title
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import Taxonomy, classify
+from commit_digest.store.analysis_store import AnalysisStore
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.legacy")
 

@@ -13,7 +13,7 @@ import logging
 
 from commit_digest.legacy.importer import find_real_commit, is_placeholder
 from commit_digest.models import CommitRecord
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.legacy")
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from commit_digest.meaning.taxonomy import LabelRule, Taxonomy
+from commit_digest.meaning.vocabulary import IMPORTANCE_NAMES, change_type_name
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance
 from commit_digest.search.index import PLATFORM_GRAM, SUBSYSTEM_GRAM, SearchDocument, SearchFields, SearchNames
 from commit_digest.search.query import SynonymGroup
 from commit_digest.search.tokens import normalise
 from commit_digest.site import paths
 from commit_digest.site.model import SiteCommit, SiteIndex
-from commit_digest.taxonomy import LabelRule, Taxonomy
-from commit_digest.vocabulary import IMPORTANCE_NAMES, change_type_name
 
 _IMPORTANCE_MARKS = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
 _NOT_ANALYSED = {"zh": "⚪ 未分析", "en": "⚪ not analysed"}

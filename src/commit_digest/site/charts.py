@@ -23,7 +23,7 @@ subsystems each, so 20 label pairs per commit); every chart and its digest input
 
     PYTHONPATH=. .venv/bin/python -m timeit -s "from zoneinfo import ZoneInfo; \\
     from benchmarks.synthetic import synthetic_records; from commit_digest.site import build_index; \\
-    from commit_digest.site.charts import ActivityCounts; from commit_digest.taxonomy import load_taxonomy; \\
+    from commit_digest.site.charts import ActivityCounts; from commit_digest.meaning.taxonomy import load_taxonomy; \\
     index = build_index(synthetic_records(15000), repository='vllm-project/vllm', \\
     zone=ZoneInfo('Asia/Shanghai'), taxonomy=load_taxonomy())" "ActivityCounts.of(index)"
 """

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from commit_digest.meaning.pr_template import strip_template
 from commit_digest.models import Commit, FileChange
-from commit_digest.pr_template import strip_template
 from commit_digest.site.escape import html_fill
 from commit_digest.site.i18n import Texts
 from commit_digest.site.markdown_body import BODY_LIMIT, body_html

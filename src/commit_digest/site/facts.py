@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from commit_digest.impact.extract import OperatorImpact, operator_impact
-from commit_digest.impact.rules import ImpactRules, impact_rules
-from commit_digest.relations import Relation, RelationKind, Relations, Series, relate
-from commit_digest.releases import Release, first_release_of
+from commit_digest.meaning.impact.extract import OperatorImpact, operator_impact
+from commit_digest.meaning.impact.rules import ImpactRules, impact_rules
+from commit_digest.meaning.relations import Relation, RelationKind, Relations, Series, relate
+from commit_digest.meaning.releases import Release, first_release_of
 from commit_digest.site.fingerprint import digest
 
 if TYPE_CHECKING:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime
 
-from commit_digest.fetch import last_fetch_time
-from commit_digest.impact.rules import impact_rules
+from commit_digest.collect.fetch import last_fetch_time
+from commit_digest.meaning.impact.rules import impact_rules
+from commit_digest.meaning.releases import Release
+from commit_digest.meaning.taxonomy import Taxonomy, combine_overrides, load_taxonomy
 from commit_digest.models import CommitRecord
-from commit_digest.releases import Release
 from commit_digest.settings import DigestSettings
 from commit_digest.site.model import SiteRepository
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import Taxonomy, combine_overrides, load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 
 
 def site_taxonomy(settings: DigestSettings) -> Taxonomy:

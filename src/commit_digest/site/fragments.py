@@ -26,7 +26,7 @@ from commit_digest.site.escape import html_fill, html_fill_each, html_join, html
 from commit_digest.site.impact_view import change_html, kind_name
 
 if TYPE_CHECKING:
-    from commit_digest.impact.extract import OperatorChange
+    from commit_digest.meaning.impact.extract import OperatorChange
     from commit_digest.models import Analysis, Label
     from commit_digest.site.model import DayStats, RepositoryChip, SiteCommit
     from commit_digest.site.pages import _Context

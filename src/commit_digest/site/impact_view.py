@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from commit_digest.impact.extract import ImpactKind, OperatorChange
+from commit_digest.meaning.impact.extract import ImpactKind, OperatorChange
 from commit_digest.site.i18n import Texts
 
 IMPACT_KINDS: tuple[str, ...] = tuple(kind.value for kind in ImpactKind)

@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from commit_digest.impact.extract import OperatorChange
-from commit_digest.relations import Relation, Series
+from commit_digest.meaning.impact.extract import OperatorChange
+from commit_digest.meaning.relations import Relation, Series
 from commit_digest.site import paths
 from commit_digest.site.budget import LIST_PAGE_BUDGET, first_within, size
 from commit_digest.site.calendar import IsoWeek

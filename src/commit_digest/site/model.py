@@ -10,8 +10,11 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from commit_digest.impact.extract import OperatorImpact
-from commit_digest.impact.rules import ImpactRules
+from commit_digest.meaning.impact.extract import OperatorImpact
+from commit_digest.meaning.impact.rules import ImpactRules
+from commit_digest.meaning.relations import NO_LINKS, CommitLinks, commit_links
+from commit_digest.meaning.releases import is_release_tag
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import (
     Analysis,
     AnalysisStatus,
@@ -22,18 +25,15 @@ from commit_digest.models import (
     LabelSource,
     LanguageCode,
 )
-from commit_digest.narratives import WeekNarrative
-from commit_digest.relations import NO_LINKS, CommitLinks, commit_links
-from commit_digest.releases import is_release_tag
 from commit_digest.settings import DEFAULT_RELEASE_TAGS
 from commit_digest.site.calendar import IsoWeek
 from commit_digest.site.facts import SiteFacts, commit_impact
 from commit_digest.site.fingerprint import text_digest
 from commit_digest.site.wording import Worded, Wording
-from commit_digest.taxonomy import Taxonomy
+from commit_digest.store.narratives import WeekNarrative
 
 if TYPE_CHECKING:
-    from commit_digest.releases import Release
+    from commit_digest.meaning.releases import Release
     from commit_digest.site.record_source import RecordSource
 
 # The group of a commit without an ok analysis: shown last, never dropped.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.search import search_names
 from commit_digest.search.documents import search_document
 from commit_digest.search.index import PartitionInfo, SearchNames, bucket_files, build_partition, partitions_of
@@ -34,7 +35,6 @@ from commit_digest.site.model import SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.parallel import Started
 from commit_digest.site.status import STATUS_FILE, status_document
-from commit_digest.taxonomy import Taxonomy
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.output")
 

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup
 
+from commit_digest.meaning.taxonomy import LabelRule, Taxonomy
 from commit_digest.models import AnalysisStatus, Label
 from commit_digest.site import paths
 from commit_digest.site.budget import LIST_PAGE_BUDGET, first_within
@@ -36,7 +37,6 @@ from commit_digest.site.options import SiteOptions
 from commit_digest.site.reasons import reason_html
 from commit_digest.site.render import render
 from commit_digest.site.weeks import HIGHLIGHT_LINES, SECTION_LINES, LabelWeek, previous_days, week_summary, weeks_of
-from commit_digest.taxonomy import LabelRule, Taxonomy
 
 LABEL_KINDS = ("platforms", "subsystems")
 # A day page's commit sections (after its table): full analyses while they keep under the first

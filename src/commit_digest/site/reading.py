@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import LanguageCode
 from commit_digest.site.fingerprint import text_digest
 from commit_digest.site.model import SiteCommit, SiteRepository, site_commits
@@ -21,8 +22,7 @@ from commit_digest.site.parallel import batches_of, map_batches
 from commit_digest.site.record_source import RecordSource
 from commit_digest.site.summaries import Summaries
 from commit_digest.site.wording import Wording
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import Taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
 
 
 def read_site_commits(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from commit_digest.errors import StoreError
 from commit_digest.models import CommitRecord
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 if TYPE_CHECKING:
     from commit_digest.site.wording import Worded, Wording

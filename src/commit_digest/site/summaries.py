@@ -23,7 +23,8 @@ from typing import Annotated, Literal
 from pydantic import PositiveInt, StringConstraints, TypeAdapter, ValidationError
 
 from commit_digest import caps
-from commit_digest.impact.extract import OperatorChange, OperatorImpact
+from commit_digest.meaning.impact.extract import OperatorChange, OperatorImpact
+from commit_digest.meaning.relations import CommitLinks
 from commit_digest.models import (
     AnalysisStatus,
     ChangeType,
@@ -34,7 +35,6 @@ from commit_digest.models import (
     Sha,
     restored_label,
 )
-from commit_digest.relations import CommitLinks
 from commit_digest.site.incremental import MANIFEST_PATH
 from commit_digest.site.model import CommitSummary, SiteCommit
 from commit_digest.site.record_source import RecordSource

@@ -8,10 +8,10 @@ from datetime import UTC, timedelta
 
 import pytest
 
-from commit_digest.fetch import failed_commits_key, fetch_commits, window_for_run
-from commit_digest.sources.errors import RateLimitError, SourceError
-from commit_digest.sources.window import FetchWindow, days_window
-from commit_digest.store import AnalysisStore
+from commit_digest.collect.errors import RateLimitError, SourceError
+from commit_digest.collect.fetch import failed_commits_key, fetch_commits, window_for_run
+from commit_digest.collect.window import FetchWindow, days_window
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.fakes.github_server import FakeGithubServer, FakeRepository, Reply
 
 from .conftest import DAY, REPOSITORY, FakeClock, SourceFactory, add_day

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commit_digest.sources.git_identity import (
+from commit_digest.collect.git_identity import (
     Remote,
     display_url,
     named_remotes,

@@ -13,13 +13,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from commit_digest.cli import main
-from commit_digest.fetch import fetch_commits
+from commit_digest.collect.errors import SourceError
+from commit_digest.collect.fetch import fetch_commits
+from commit_digest.collect.git import GitSource
+from commit_digest.collect.git_identity import roots_key
+from commit_digest.collect.window import FetchWindow, days_window
 from commit_digest.models import Commit, PatchState
-from commit_digest.sources.errors import SourceError
-from commit_digest.sources.git import GitSource
-from commit_digest.sources.git_identity import roots_key
-from commit_digest.sources.window import FetchWindow, days_window
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakeRepository
 from tests.git import run_git
 

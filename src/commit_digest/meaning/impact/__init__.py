@@ -2,8 +2,8 @@
 variables, CLI flags, engine arguments, dependencies, deprecations), read from its diff by rules
 alone, without an LLM."""
 
-from commit_digest.impact.extract import ChangeKind, ImpactKind, OperatorChange, OperatorImpact, operator_impact
-from commit_digest.impact.rules import ClassRule, ImpactRules, impact_rules
+from commit_digest.meaning.impact.extract import ChangeKind, ImpactKind, OperatorChange, OperatorImpact, operator_impact
+from commit_digest.meaning.impact.rules import ClassRule, ImpactRules, impact_rules
 
 __all__ = [
     "ChangeKind",

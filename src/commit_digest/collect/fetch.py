@@ -20,13 +20,13 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
+from commit_digest.collect.base import CommitRef, CommitSource
+from commit_digest.collect.errors import CommitFetchError, RateLimitError, UnusableCommitError
+from commit_digest.collect.window import FetchWindow, continuation_window
 from commit_digest.models import Commit, first_problem
-from commit_digest.sources.base import CommitRef, CommitSource
-from commit_digest.sources.errors import CommitFetchError, RateLimitError, UnusableCommitError
-from commit_digest.sources.window import FetchWindow, continuation_window
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.fetch")
+logger = logging.getLogger("mkdocs.plugins.commit_digest.collect.fetch")
 
 
 def failed_commits_key(repository: str) -> str:

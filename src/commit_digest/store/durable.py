@@ -29,12 +29,12 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from commit_digest.errors import InputError, StoreError
-from commit_digest.exchange import InputProblems, input_lines, read_all_records, record_line, record_order
+from commit_digest.meaning.releases import Release, is_release_tag, release_order
 from commit_digest.models import CommitRecord
-from commit_digest.narratives import WeekNarrative
-from commit_digest.releases import Release, is_release_tag, release_order
 from commit_digest.settings import DEFAULT_RELEASE_TAGS
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.exchange import InputProblems, input_lines, read_all_records, record_line, record_order
+from commit_digest.store.narratives import WeekNarrative
 
 MANIFEST = "manifest.json"
 NARRATIVES_DIR = "narratives"

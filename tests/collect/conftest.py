@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from commit_digest.collect.github import GithubSource
 from commit_digest.settings import GithubSettings
-from commit_digest.sources.github import GithubSource
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakeRepository
 
 REPOSITORY = "acme/widgets"

@@ -9,16 +9,16 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commit_digest.errors import InputError
-from commit_digest.fetch import fetch_commits
-from commit_digest.sources.window import (
+from commit_digest.collect.fetch import fetch_commits
+from commit_digest.collect.window import (
     FetchWindow,
     continuation_window,
     days_window,
     parse_day,
     requested_window,
 )
-from commit_digest.store import AnalysisStore
+from commit_digest.errors import InputError
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.fakes.github_server import FakeGithubServer, FakeRepository
 
 from .conftest import REPOSITORY, SourceFactory, scripted_commit

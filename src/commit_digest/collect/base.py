@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from commit_digest.collect.window import FetchWindow
 from commit_digest.models import Commit, FileChange, PatchState
-from commit_digest.sources.window import FetchWindow
 
 # PullRequestInfo.description is capped by the model; longer descriptions are cut, not rejected.
 PULL_REQUEST_DESCRIPTION_LIMIT = 100_000

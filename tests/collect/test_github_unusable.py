@@ -8,9 +8,9 @@ from datetime import UTC, timedelta
 
 import pytest
 
-from commit_digest.fetch import failed_commits_key, fetch_commits, skipped_commits_key
-from commit_digest.sources.window import FetchWindow
-from commit_digest.store import AnalysisStore
+from commit_digest.collect.fetch import failed_commits_key, fetch_commits, skipped_commits_key
+from commit_digest.collect.window import FetchWindow
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.fakes.github_server import FakeFile, FakeGithubServer, FakeRepository, Reply
 
 from .conftest import DAY, REPOSITORY, SourceFactory, add_day, scripted_commit

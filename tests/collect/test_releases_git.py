@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from commit_digest.cli import main
-from commit_digest.fetch import fetch_commits
-from commit_digest.release_fetch import update_releases
-from commit_digest.releases import first_release_of
+from commit_digest.collect.fetch import fetch_commits
+from commit_digest.collect.git import GitSource
+from commit_digest.collect.release_fetch import update_releases
+from commit_digest.collect.window import FetchWindow
+from commit_digest.meaning.releases import first_release_of
 from commit_digest.settings import DEFAULT_RELEASE_TAGS
-from commit_digest.sources.git import GitSource
-from commit_digest.sources.window import FetchWindow
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.git import run_git
 
 from .conftest import REPOSITORY

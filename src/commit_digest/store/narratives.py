@@ -17,7 +17,7 @@ from typing import Annotated, Self
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from commit_digest.models import AnalysisStatus, LabelId, LanguageCode, Provenance, StrictModel
-from commit_digest.text_hygiene import clean_text
+from commit_digest.store.hygiene import clean_text
 
 WEEK_ID_PATTERN = r"^(\d{4})-W(\d{2})$"
 NARRATIVE_CAP = 1500

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from commit_digest.fetch import fetch_commits, window_for_run
+from commit_digest.collect.fetch import fetch_commits, window_for_run
+from commit_digest.collect.window import days_window
 from commit_digest.models import FileStatus, PatchState
-from commit_digest.sources.window import days_window
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakePull, FakeRepository
 
 from .conftest import DAY, REPOSITORY, TOKEN, SourceFactory, add_day, scripted_commit, sha_of
@@ -184,7 +184,7 @@ def test_a_branch_is_listed_by_name_and_an_unknown_branch_is_one_clear_error(
     assert report.new == 1
     assert server.requests[0].query["sha"] == "release"
 
-    from commit_digest.sources.errors import SourceError
+    from commit_digest.collect.errors import SourceError
 
     with pytest.raises(SourceError, match="branch 'nope' not found"):
         fetch_commits(make_source(), store, one_day(), branch="nope", with_pull_requests=False)

@@ -38,10 +38,7 @@ from github.Comparison import Comparison
 from github.File import File as GithubFile
 from github.PaginatedList import PaginatedList
 
-from commit_digest.models import Commit, FileChange, FileStatus, PullRequestInfo
-from commit_digest.releases import BranchPoint, Release, TagRef, first_releases_by_branch_points
-from commit_digest.settings import GithubSettings
-from commit_digest.sources.base import (
+from commit_digest.collect.base import (
     AUTHOR_NAME_LIMIT,
     PULL_REQUEST_DESCRIPTION_LIMIT,
     CommitRef,
@@ -49,11 +46,14 @@ from commit_digest.sources.base import (
     cap_patches,
     split_message,
 )
-from commit_digest.sources.errors import CommitFetchError, SourceError
-from commit_digest.sources.retry import FailedRequest, Retrier, TransientFailure
-from commit_digest.sources.window import FetchWindow
+from commit_digest.collect.errors import CommitFetchError, SourceError
+from commit_digest.collect.retry import FailedRequest, Retrier, TransientFailure
+from commit_digest.collect.window import FetchWindow
+from commit_digest.meaning.releases import BranchPoint, Release, TagRef, first_releases_by_branch_points
+from commit_digest.models import Commit, FileChange, FileStatus, PullRequestInfo
+from commit_digest.settings import GithubSettings
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.sources")
+logger = logging.getLogger("mkdocs.plugins.commit_digest.collect")
 
 T = TypeVar("T")
 

@@ -18,7 +18,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from pydantic import BaseModel, ConfigDict
 
-from commit_digest.impact.diff import (
+from commit_digest.meaning.impact.diff import (
     Hunk,
     Side,
     canonical,
@@ -28,7 +28,7 @@ from commit_digest.impact.diff import (
     statement_end,
     string_value,
 )
-from commit_digest.impact.rules import FileRoles, ImpactRules
+from commit_digest.meaning.impact.rules import FileRoles, ImpactRules
 from commit_digest.models import Commit, FileChange, PatchState
 
 NAME_CAP = 200

@@ -26,12 +26,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from commit_digest.errors import StoreError
-from commit_digest.models import EARLIEST_DATE, LATEST_DATE, Commit, FileChange, FileStatus
-from commit_digest.releases import Release, TagRef
-from commit_digest.sources.base import AUTHOR_NAME_LIMIT, CommitRef, cap_patches, split_message
-from commit_digest.sources.errors import CommitFetchError, SourceError, UnusableCommitError
-from commit_digest.sources.git_identity import (
+from commit_digest.collect.base import AUTHOR_NAME_LIMIT, CommitRef, cap_patches, split_message
+from commit_digest.collect.errors import CommitFetchError, SourceError, UnusableCommitError
+from commit_digest.collect.git_identity import (
     Remote,
     RootMemory,
     display_url,
@@ -39,9 +36,12 @@ from commit_digest.sources.git_identity import (
     roots_key,
     same_repository,
 )
-from commit_digest.sources.window import FetchWindow
+from commit_digest.collect.window import FetchWindow
+from commit_digest.errors import StoreError
+from commit_digest.meaning.releases import Release, TagRef
+from commit_digest.models import EARLIEST_DATE, LATEST_DATE, Commit, FileChange, FileStatus
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.sources")
+logger = logging.getLogger("mkdocs.plugins.commit_digest.collect")
 
 # git's --since stops walking at old-enough commits; a margin keeps commits whose committer
 # date is slightly older than a parent's, and the exact window is applied afterwards.

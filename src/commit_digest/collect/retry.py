@@ -27,9 +27,9 @@ from email.utils import parsedate_to_datetime
 from enum import StrEnum
 from typing import TypeVar
 
-from commit_digest.sources.errors import RateLimitError, SourceError
+from commit_digest.collect.errors import RateLimitError, SourceError
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.sources")
+logger = logging.getLogger("mkdocs.plugins.commit_digest.collect")
 
 T = TypeVar("T")
 

@@ -24,15 +24,15 @@ import diskcache
 from pydantic import BaseModel, ValidationError
 
 from commit_digest.errors import StoreError
-from commit_digest.leases import Lease
-from commit_digest.merge import merge_records
+from commit_digest.meaning.releases import Release, ordered
 from commit_digest.models import Analysis, Commit, CommitRecord, first_problem
-from commit_digest.narratives import WeekNarrative
-from commit_digest.releases import Release, ordered
-from commit_digest.store_disk import TextDisk, UnreadableRow
-from commit_digest.text_hygiene import clean_record
+from commit_digest.store.disk import TextDisk, UnreadableRow
+from commit_digest.store.hygiene import clean_record
+from commit_digest.store.leases import Lease
+from commit_digest.store.merge import merge_records
+from commit_digest.store.narratives import WeekNarrative
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.store")
+logger = logging.getLogger("mkdocs.plugins.commit_digest.store.analysis_store")
 _Model = TypeVar("_Model", bound=BaseModel)
 
 _RECORD_PREFIX = "commit/"

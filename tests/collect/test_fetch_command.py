@@ -10,10 +10,10 @@ import pytest
 from rich.console import Console
 
 from commit_digest.cli import main
+from commit_digest.collect.fetch import fetch_commits
+from commit_digest.collect.window import days_window
 from commit_digest.commands.fetch import ProgressDisplay
-from commit_digest.fetch import fetch_commits
-from commit_digest.sources.window import days_window
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.fakes.github_server import FakeGithubServer, FakeRepository, Reply
 
 from .conftest import DAY, REPOSITORY, TOKEN, SourceFactory, add_day, scripted_commit

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from commit_digest.collect.errors import SourceError
 from commit_digest.legacy.importer import is_placeholder
-from commit_digest.releases import Release, TagRef, apply_placement, is_release_tag, plan_placement, version_key
-from commit_digest.sources.errors import SourceError
-from commit_digest.store import AnalysisStore
+from commit_digest.meaning.releases import Release, TagRef, apply_placement, is_release_tag, plan_placement, version_key
+from commit_digest.store.analysis_store import AnalysisStore
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.releases")
+logger = logging.getLogger("mkdocs.plugins.commit_digest.meaning.releases")
 
 _NAMES_SHOWN = 8
 

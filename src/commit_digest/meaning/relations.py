@@ -37,9 +37,9 @@ from enum import StrEnum
 from typing import Protocol
 from urllib.parse import quote
 
+from commit_digest.meaning.pr_template import strip_template
+from commit_digest.meaning.series import series_part
 from commit_digest.models import Commit, pr_number_in_title
-from commit_digest.pr_template import strip_template
-from commit_digest.series import series_part
 
 CommitKey = tuple[str, str]  # (repository, sha)
 

@@ -18,11 +18,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from commit_digest.fetch import fetch_commits
+from commit_digest.collect.fetch import fetch_commits
+from commit_digest.collect.github import GithubSource
+from commit_digest.collect.window import days_window
 from commit_digest.settings import GithubSettings
-from commit_digest.sources.github import GithubSource
-from commit_digest.sources.window import days_window
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakePull

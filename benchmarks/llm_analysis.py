@@ -30,11 +30,11 @@ from commit_digest.analysis.llm_analyzer import LlmAnalyzer
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_pass import analyse_with_llm
 from commit_digest.analysis.runner import Selection
-from commit_digest.exchange import read_all_records
+from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, Commit, CommitRecord, FileChange, PatchState, PullRequestInfo
 from commit_digest.settings import DigestSettings, LlmSettings
-from commit_digest.store import AnalysisStore
-from commit_digest.taxonomy import load_taxonomy
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.exchange import read_all_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder

@@ -158,9 +158,9 @@ def query_bytes(site: Path, cache: Path) -> str:
         search_recall = importlib.import_module("benchmarks.search_recall")
     except ModuleNotFoundError:
         return "TODO: benchmarks/search_recall.py (helper S) is not there yet; no figure"
+    from commit_digest.meaning.taxonomy import load_taxonomy
     from commit_digest.search.documents import search_text
-    from commit_digest.store import AnalysisStore
-    from commit_digest.taxonomy import load_taxonomy
+    from commit_digest.store.analysis_store import AnalysisStore
 
     taxonomy = load_taxonomy()
     with AnalysisStore(cache) as store:

@@ -309,10 +309,10 @@ def load_archive(cache: Path, repository: str) -> Archive:
     """The store's commits and their searchable texts, exactly as the index was built from them."""
     from zoneinfo import ZoneInfo
 
+    from commit_digest.meaning.taxonomy import load_taxonomy
     from commit_digest.search import search_documents
     from commit_digest.site import build_index
-    from commit_digest.store import AnalysisStore
-    from commit_digest.taxonomy import load_taxonomy
+    from commit_digest.store.analysis_store import AnalysisStore
 
     taxonomy = load_taxonomy()
     with AnalysisStore(cache) as store:

@@ -33,7 +33,7 @@ from commit_digest.models import (
     Recommendation,
     TechnicalInsights,
 )
-from commit_digest.store import AnalysisStore
+from commit_digest.store.analysis_store import AnalysisStore
 
 REPOSITORY = "vllm-project/vllm"
 COMMITS_PER_DAY = 45

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from commit_digest.exchange import write_records
+from commit_digest.store.exchange import write_records
 from commit_digest.models import Commit, CommitRecord, FileChange, FileStatus
 
 REPOSITORY = "vllm-project/vllm"

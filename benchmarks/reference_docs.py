@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Analysis
-from commit_digest.site.model import GROUP_ORDER, SiteCommit, build_index
+from commit_digest.site.model.index import GROUP_ORDER, SiteCommit, build_index
 from commit_digest.store.analysis_store import AnalysisStore
 
 REPOSITORY = "vllm-project/vllm"

@@ -311,7 +311,7 @@ def load_archive(cache: Path, repository: str) -> Archive:
 
     from commit_digest.meaning.taxonomy import load_taxonomy
     from commit_digest.search import search_documents
-    from commit_digest.site import build_index
+    from commit_digest.site.model.index import build_index
     from commit_digest.store.analysis_store import AnalysisStore
 
     taxonomy = load_taxonomy()

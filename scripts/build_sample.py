@@ -23,8 +23,8 @@ from pathlib import Path
 
 import yaml
 
-from commit_digest.store.exchange import write_records
 from commit_digest.models import Commit, CommitRecord, FileChange, FileStatus
+from commit_digest.store.exchange import write_records
 
 REPOSITORY = "vllm-project/vllm"
 ROOT = Path(__file__).resolve().parent.parent

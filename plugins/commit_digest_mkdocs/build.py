@@ -37,10 +37,10 @@ from mkdocs.exceptions import MkDocsException
 
 from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import PLUGIN_NAME, DigestSettings, Language, settings_from_mapping
-from commit_digest.site.followed import site_last_fetch
-from commit_digest.site.incremental import BuildManifest, read_manifest
+from commit_digest.site.build.incremental import BuildManifest, read_manifest
+from commit_digest.site.build.output import write_status
 from commit_digest.site.languages import language_root
-from commit_digest.site.output import write_status
+from commit_digest.site.model.followed import site_last_fetch
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
 

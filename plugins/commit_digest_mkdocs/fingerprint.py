@@ -15,8 +15,8 @@ from mkdocs.config.defaults import MkDocsConfig
 import commit_digest
 import commit_digest_mkdocs
 from commit_digest.settings import PLUGIN_NAME
+from commit_digest.site.build.incremental import shared_digest
 from commit_digest.site.fingerprint import digest, package_digest, text_digest, tree_digest, versions_digest
-from commit_digest.site.incremental import shared_digest
 
 # Config keys that do not change what a page looks like (or are hashed by content instead).
 _NOT_OUTPUT = frozenset({"site_dir", "docs_dir", "config_file_path", "strict", "watch", "dev_addr", "plugins", "theme"})

@@ -25,8 +25,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
-from commit_digest.site.frame import Frame, FrameError, FrameMarkers, Slot
-from commit_digest.site.pages import Heading
+from commit_digest.site.build.frame import Frame, FrameError, FrameMarkers, Slot
+from commit_digest.site.views.pages import Heading
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.frames")
 

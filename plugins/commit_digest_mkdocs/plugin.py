@@ -30,19 +30,8 @@ from commit_digest.meaning.releases import Release
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
-from commit_digest.site import SiteIndex, SiteOptions, generate_pages, paths, sanitize_html
-from commit_digest.site.assets import SCRIPTS, STYLESHEETS, site_asset
-from commit_digest.site.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
-from commit_digest.site.feeds import Feed, site_feeds
-from commit_digest.site.fingerprint import digest
-from commit_digest.site.followed import (
-    followed_repositories,
-    site_last_fetch,
-    site_releases,
-    site_taxonomy,
-)
-from commit_digest.site.i18n import Texts
-from commit_digest.site.incremental import (
+from commit_digest.site import paths
+from commit_digest.site.build.incremental import (
     MANIFEST_PATH,
     BuildManifest,
     OutputRecord,
@@ -51,8 +40,7 @@ from commit_digest.site.incremental import (
     write_manifest,
     written_files,
 )
-from commit_digest.site.model import SiteCommit, SiteRepository, index_of, site_narratives
-from commit_digest.site.output import (
+from commit_digest.site.build.output import (
     PendingSearchIndex,
     feed_head_links,
     link_reused_pages,
@@ -61,12 +49,26 @@ from commit_digest.site.output import (
     write_sitemap,
     write_status,
 )
-from commit_digest.site.pages import PageSpec
-from commit_digest.site.parallel import Started, available_cores, batches_of, map_batches
-from commit_digest.site.reading import read_site_commits
-from commit_digest.site.record_source import RecordSource
-from commit_digest.site.status import status_facts
-from commit_digest.site.summaries import Summaries, recall_summaries
+from commit_digest.site.build.parallel import Started, available_cores, batches_of, map_batches
+from commit_digest.site.build.status import status_facts
+from commit_digest.site.fingerprint import digest
+from commit_digest.site.model.followed import (
+    followed_repositories,
+    site_last_fetch,
+    site_releases,
+    site_taxonomy,
+)
+from commit_digest.site.model.index import SiteCommit, SiteIndex, SiteRepository, index_of, site_narratives
+from commit_digest.site.model.reading import read_site_commits
+from commit_digest.site.model.record_source import RecordSource
+from commit_digest.site.model.summaries import Summaries, recall_summaries
+from commit_digest.site.options import SiteOptions
+from commit_digest.site.rendering.assets import SCRIPTS, STYLESHEETS, site_asset
+from commit_digest.site.rendering.i18n import Texts
+from commit_digest.site.rendering.sanitize import sanitize_html
+from commit_digest.site.views.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
+from commit_digest.site.views.feeds import Feed, site_feeds
+from commit_digest.site.views.pages import PageSpec, generate_pages
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.narratives import WeekNarrative
 from commit_digest_mkdocs.config import PluginConfig

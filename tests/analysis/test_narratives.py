@@ -17,7 +17,7 @@ from commit_digest.analysis.narrative_pass import MAX_COMMITS_SENT, WeekRequest,
 from commit_digest.cli import main
 from commit_digest.errors import InputError
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance, Provenance, TokenUsage
-from commit_digest.site.calendar import IsoWeek
+from commit_digest.site.model.calendar import IsoWeek
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import restore_durable, save_durable
 from commit_digest.store.leases import Lease

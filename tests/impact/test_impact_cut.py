@@ -4,7 +4,7 @@ number of bytes, and says how many it leaves out."""
 from __future__ import annotations
 
 from commit_digest.meaning.impact import ChangeKind, ImpactKind, OperatorChange
-from commit_digest.site.impact_view import cut_changes
+from commit_digest.site.rendering.impact_view import cut_changes
 
 CHANGES = tuple(
     OperatorChange(kind=ImpactKind.ENV_VAR, change=ChangeKind.ADDED, name=f"VLLM_{'X' * number}", path="vllm/envs.py")

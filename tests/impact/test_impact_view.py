@@ -7,8 +7,8 @@ import pytest
 
 from commit_digest.meaning.impact import ChangeKind, ImpactKind, OperatorChange
 from commit_digest.meaning.relations import Relation, RelationKind
-from commit_digest.site.i18n import Texts
-from commit_digest.site.impact_view import change_html, change_text
+from commit_digest.site.rendering.i18n import Texts
+from commit_digest.site.rendering.impact_view import change_html, change_text
 
 SCRIPT = '<script>alert("x")</script>'
 

@@ -13,8 +13,8 @@ import pytest
 
 from commit_digest.cli import main
 from commit_digest.legacy.parse import LegacyReport
-from commit_digest.site.escape import title_plain
-from commit_digest.site.i18n import Texts
+from commit_digest.site.rendering.escape import title_plain
+from commit_digest.site.rendering.i18n import Texts
 from tests.legacy.conftest import NEWER, NEWER_HIGH, OLDER, SEEDS
 
 PROJECT = Path(__file__).resolve().parents[2]

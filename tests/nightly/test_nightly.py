@@ -186,7 +186,7 @@ def test_a_night_narrates_each_completed_week_once_and_an_offline_night_skips_it
     night: Night, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from commit_digest.models import Analysis, CommitRecord, Importance, Provenance
-    from commit_digest.site.calendar import IsoWeek
+    from commit_digest.site.model.calendar import IsoWeek
     from commit_digest.store.analysis_store import AnalysisStore
     from tests.analysis.narrative_replies import NARRATIVE_TEXTS
     from tests.factories import make_commit

@@ -14,8 +14,8 @@ import yaml
 from commit_digest.cli import main
 from commit_digest.settings import read_mkdocs_yml
 from commit_digest.store.analysis_store import AnalysisStore
-from tests.git import run_git
 from tests.collect.test_git_odd_dates import IDENTITY, YEAR_10000, at, commit_with_git, crafted_commit
+from tests.git import run_git
 
 PROJECT = Path(__file__).resolve().parents[2]
 REPOSITORY = "acme/widgets"

@@ -25,7 +25,7 @@ from commit_digest.search.index import (
 from commit_digest.search.query import PULL_REQUEST_GRAM
 from commit_digest.search.reader import search
 from commit_digest.search.tokens import normalise
-from commit_digest.site import build_index
+from commit_digest.site.model.index import build_index
 
 TERMS = ("缓存", "量化", "内存", "修复", "注意力", "FP8", "fused_moe", "MI300", "rocm", "v1", "tp", "ci", "MoE 内核")
 

@@ -13,7 +13,7 @@ import feedparser
 import pytest
 
 from commit_digest.models import CommitRecord, Importance
-from commit_digest.site.escape import name_html, title_html, title_plain
+from commit_digest.site.rendering.escape import name_html, title_html, title_plain
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import label, make_commit, ok_analysis, sha_for
 
@@ -95,7 +95,7 @@ def test_feeds_carry_no_override(bidi_site: BuiltSite) -> None:
 
 def test_search_results_isolate_the_titles_scripts_fill_in() -> None:
     search = resources.files("commit_digest.search").joinpath("assets/digest-search.css").read_text(encoding="utf-8")
-    site = resources.files("commit_digest.site").joinpath("assets/digest.css").read_text(encoding="utf-8")
+    site = resources.files("commit_digest.site.rendering").joinpath("assets/digest.css").read_text(encoding="utf-8")
     for css, selector in ((search, ".digest-search__title"), (site, ".digest-hsearch__title")):
         rules = re.findall(r"([^{}]+)\{([^}]*)\}", css)
         isolated = [selectors.strip() for selectors, body in rules if "unicode-bidi: isolate" in body]

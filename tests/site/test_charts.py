@@ -16,12 +16,12 @@ from markupsafe import Markup
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import CommitRecord, Importance
 from commit_digest.site import paths
-from commit_digest.site.assets import STYLESHEETS, site_asset
-from commit_digest.site.calendar import IsoWeek
-from commit_digest.site.charts import MAX_ROWS, WINDOW_WEEKS, ActivityCounts, Chart, render_chart
-from commit_digest.site.i18n import Texts
-from commit_digest.site.model import SiteIndex, build_index
-from commit_digest.site.sanitize import sanitize_html
+from commit_digest.site.model.calendar import IsoWeek
+from commit_digest.site.model.index import SiteIndex, build_index
+from commit_digest.site.rendering.assets import STYLESHEETS, site_asset
+from commit_digest.site.rendering.charts import MAX_ROWS, WINDOW_WEEKS, ActivityCounts, Chart, render_chart
+from commit_digest.site.rendering.i18n import Texts
+from commit_digest.site.rendering.sanitize import sanitize_html
 from tests.site.conftest import BuiltSite
 from tests.site.factories import REPOSITORY, label, make_commit, ok_analysis
 from tests.site.html import tables

@@ -30,10 +30,10 @@ from commit_digest.collect.fetch import fetch_commits, last_fetch_key
 from commit_digest.collect.window import FetchWindow
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Commit
-from commit_digest.site.chrome import chrome_context, config_script
-from commit_digest.site.model import build_index
-from commit_digest.site.output import write_status
-from commit_digest.site.status import STATUS_FILE, is_stale, status_document, status_facts
+from commit_digest.site.build.output import write_status
+from commit_digest.site.build.status import STATUS_FILE, is_stale, status_document, status_facts
+from commit_digest.site.model.index import build_index
+from commit_digest.site.views.chrome import chrome_context, config_script
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from commit_digest_mkdocs.plugin import _self_hosts_fonts

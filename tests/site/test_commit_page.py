@@ -19,8 +19,10 @@ from playwright.sync_api import Browser
 
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Commit, CommitRecord, FileChange, FileStatus, Importance, PullRequestInfo
-from commit_digest.site import SiteOptions, build_index, generate_pages
-from commit_digest.site.commit_view import FILES_SHOWN
+from commit_digest.site.model.index import build_index
+from commit_digest.site.options import SiteOptions
+from commit_digest.site.rendering.commit_view import FILES_SHOWN
+from commit_digest.site.views.pages import generate_pages
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import REPOSITORY, label, ok_analysis, sha_for
 from tests.site.html import article, headings, visible_text

@@ -13,8 +13,10 @@ import pytest
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, CommitRecord, Importance
 from commit_digest.site import paths
-from commit_digest.site.escape import title_plain
-from commit_digest.site.feeds import (
+from commit_digest.site.model.index import SiteIndex, SiteRepository, build_index
+from commit_digest.site.options import SiteOptions
+from commit_digest.site.rendering.escape import title_plain
+from commit_digest.site.views.feeds import (
     FEED_SIZE,
     feed_document,
     feed_documents,
@@ -22,8 +24,6 @@ from commit_digest.site.feeds import (
     feeds_of_page,
     site_feeds,
 )
-from commit_digest.site.model import SiteIndex, SiteRepository, build_index
-from commit_digest.site.options import SiteOptions
 from tests.site.factories import PAYLOADS, label, make_commit, not_ok_analysis, ok_analysis, sample_records
 
 TAXONOMY = load_taxonomy()

@@ -11,12 +11,12 @@ from datetime import UTC
 from markupsafe import Markup
 
 from commit_digest.meaning.taxonomy import load_taxonomy
-from commit_digest.site.escape import html_fill, html_fill_each, html_join, html_text
-from commit_digest.site.fragments import RECENT_ANALYSES, _Recent
-from commit_digest.site.model import SiteCommit, build_index
+from commit_digest.site.model.index import SiteCommit, build_index
 from commit_digest.site.options import SiteOptions
-from commit_digest.site.pages import _Context
-from commit_digest.site.render import environment
+from commit_digest.site.rendering.escape import html_fill, html_fill_each, html_join, html_text
+from commit_digest.site.rendering.fragments import RECENT_ANALYSES, _Recent
+from commit_digest.site.rendering.render import environment
+from commit_digest.site.views.pages import _Context
 from tests.site.factories import PAYLOADS, REPOSITORY, sample_records
 
 _WHITESPACE_RUN = re.compile(r"\s+")

@@ -12,8 +12,8 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from commit_digest.models import CommitRecord, Importance
-from commit_digest.site.frame import Frame, FrameError, Slot
-from commit_digest.site.parallel import MIN_BATCH
+from commit_digest.site.build.frame import Frame, FrameError, Slot
+from commit_digest.site.build.parallel import MIN_BATCH
 from commit_digest_mkdocs.plugin import CommitDigestPlugin
 from tests.site.conftest import build_site
 from tests.site.factories import make_commit, ok_analysis, sample_records

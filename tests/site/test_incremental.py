@@ -19,8 +19,8 @@ import yaml
 from commit_digest.collect.fetch import last_fetch_key
 from commit_digest.meaning import taxonomy as taxonomy_module
 from commit_digest.models import ChangeType, CommitRecord, Importance
-from commit_digest.site.incremental import MANIFEST_PATH, read_manifest
-from commit_digest.site.summaries import PATH as SUMMARIES_PATH
+from commit_digest.site.build.incremental import MANIFEST_PATH, read_manifest
+from commit_digest.site.model.summaries import PATH as SUMMARIES_PATH
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.conftest import PROJECT, project_config
@@ -243,8 +243,8 @@ def test_search_partitions_are_closed_quarters_and_the_newest_quarters_months() 
     from zoneinfo import ZoneInfo
 
     from commit_digest.meaning.taxonomy import load_taxonomy
-    from commit_digest.site.model import build_index
-    from commit_digest.site.output import search_partitions
+    from commit_digest.site.build.output import search_partitions
+    from commit_digest.site.model.index import build_index
 
     days = [datetime(2025, 11, 3, tzinfo=UTC), datetime(2026, 2, 10, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)]
     records = [

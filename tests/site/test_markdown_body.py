@@ -7,7 +7,7 @@ import re
 import pytest
 from markupsafe import Markup
 
-from commit_digest.site.markdown_body import body_html
+from commit_digest.site.rendering.markdown_body import body_html
 
 
 def test_markdown_renders() -> None:

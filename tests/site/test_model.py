@@ -9,7 +9,9 @@ from zoneinfo import ZoneInfo
 from commit_digest import api
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import CommitRecord, Importance
-from commit_digest.site import SiteOptions, build_index, generate_pages, split_options
+from commit_digest.site.model.index import build_index
+from commit_digest.site.options import SiteOptions, split_options
+from commit_digest.site.views.pages import generate_pages
 from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.factories import make_commit, ok_analysis, sample_records
 

@@ -21,8 +21,9 @@ from commit_digest.models import (
     Recommendation,
     TechnicalInsights,
 )
-from commit_digest.site import SiteOptions, build_index, generate_pages
-from commit_digest.site.pages import DAY_ENTRIES_LIMIT, DAY_SUMMARIES_BUDGET, HOME_BUDGET
+from commit_digest.site.model.index import build_index
+from commit_digest.site.options import SiteOptions
+from commit_digest.site.views.pages import DAY_ENTRIES_LIMIT, DAY_SUMMARIES_BUDGET, HOME_BUDGET, generate_pages
 from tests.site.conftest import BuiltSite
 from tests.site.factories import CREATED, label, make_commit, ok_analysis, sample_records, sha_for
 from tests.site.html import article, hrefs, visible_text

@@ -9,8 +9,8 @@ import pytest
 
 from commit_digest.errors import StoreError
 from commit_digest.meaning.taxonomy import load_taxonomy
-from commit_digest.site.model import build_index
-from commit_digest.site.record_source import RecordSource
+from commit_digest.site.model.index import build_index
+from commit_digest.site.model.record_source import RecordSource
 from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.factories import REPOSITORY, sample_records
 

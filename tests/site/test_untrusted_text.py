@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from commit_digest.site.escape import block_text, inline_text
+from commit_digest.site.rendering.escape import block_text, inline_text
 from tests.site.conftest import BuiltSite
 from tests.site.factories import PAYLOADS, sha_for
 from tests.site.html import article, headings, visible_text
@@ -108,7 +108,7 @@ def test_page_titles_are_escaped_in_the_document_head(zh_site: BuiltSite) -> Non
 
 
 def test_sanitizer_keeps_material_markup_and_drops_active_content() -> None:
-    from commit_digest.site.sanitize import sanitize_html
+    from commit_digest.site.rendering.sanitize import sanitize_html
 
     kept = (
         '<h2 id="a">Title<a class="headerlink" href="#a" title="Permanent link">¶</a></h2>'

@@ -12,9 +12,9 @@ import pytest
 from commit_digest.meaning.series import series_part
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import ChangeType, CommitRecord, Importance, Provenance
-from commit_digest.site.calendar import IsoWeek, weeks_until
-from commit_digest.site.model import SiteIndex, SiteNarrative, build_index
-from commit_digest.site.weeks import fold_series, week_summary, weeks_of
+from commit_digest.site.model.calendar import IsoWeek, weeks_until
+from commit_digest.site.model.index import SiteIndex, SiteNarrative, build_index
+from commit_digest.site.model.weeks import fold_series, week_summary, weeks_of
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.narratives import WeekNarrative
 from tests.site.conftest import BuiltSite, build_site

@@ -28,7 +28,7 @@ from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.prompt import LANGUAGE_NAMES, render
 from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
 from commit_digest.settings import DigestSettings
-from commit_digest.site.calendar import IsoWeek
+from commit_digest.site.model.calendar import IsoWeek
 from commit_digest.store.narratives import NARRATIVE_CAP, WeekNarrative
 
 # Bump when a template or the schema changes (stored narratives are kept: they are never rewritten

@@ -59,7 +59,7 @@ def register(subparsers: Any) -> None:
 
 def week_request(args: argparse.Namespace) -> WeekRequest:
     from commit_digest.analysis.narrative_pass import DEFAULT_WEEKS, WeekRequest
-    from commit_digest.site.calendar import IsoWeek
+    from commit_digest.site.model.calendar import IsoWeek
 
     if args.week and (args.since is not None or args.until is not None or args.weeks is not None):
         raise InputError("--week names the weeks: it does not go with --since, --until or --weeks")

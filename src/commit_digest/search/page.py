@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from commit_digest.site.i18n import Texts
+from commit_digest.site.rendering.i18n import Texts
 
 SEARCH_PAGE = "search/index.md"
 QUERY_SCRIPT = "assets/digest-search-query.js"  # the tokenizer and query parser, loaded first

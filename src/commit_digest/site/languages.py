@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from commit_digest.errors import InputError
-from commit_digest.site.i18n import LANGUAGES, Texts
+from commit_digest.site.rendering.i18n import LANGUAGES, Texts
 
 # What the language selector calls each language: in that language, as readers look for it.
 LANGUAGE_NAMES: Mapping[str, str] = {"zh": "中文", "en": "English"}

@@ -12,7 +12,7 @@ from datetime import date
 
 from markupsafe import Markup
 
-from commit_digest.site.calendar import IsoWeek
+from commit_digest.site.model.calendar import IsoWeek
 
 HOME = "index.md"
 ARCHIVE_INDEX = "archive/index.md"

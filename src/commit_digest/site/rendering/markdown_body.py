@@ -25,7 +25,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
-from commit_digest.site.sanitize import BODY_LINK_REL, is_web_url, sanitize_body_html
+from commit_digest.site.rendering.sanitize import BODY_LINK_REL, is_web_url, sanitize_body_html
 
 # Characters of a message rendered; a longer one is cut at a line break before it, with a note.
 BODY_LIMIT = 20_000

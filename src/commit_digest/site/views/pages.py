@@ -21,22 +21,29 @@ from markupsafe import Markup
 from commit_digest.meaning.taxonomy import LabelRule, Taxonomy
 from commit_digest.models import AnalysisStatus, Label
 from commit_digest.site import paths
-from commit_digest.site.budget import LIST_PAGE_BUDGET, first_within
-from commit_digest.site.calendar import IsoWeek
-from commit_digest.site.charts import ActivityCounts, Chart, render_chart
-from commit_digest.site.commit_view import FILES_SHOWN, commit_view
-from commit_digest.site.escape import TITLE_SHOWN, html_text, title_plain
-from commit_digest.site.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.fragments import Fragments, PageFragments, clock, heading
-from commit_digest.site.i18n import Texts
-from commit_digest.site.markdown_body import BODY_LIMIT
-from commit_digest.site.meaning_pages import Meaning, impact_pages, release_pages, series_pages
-from commit_digest.site.model import GROUP_ORDER, Day, RepositoryChip, SiteCommit, SiteIndex, SiteRepository
+from commit_digest.site.model.calendar import IsoWeek
+from commit_digest.site.model.index import GROUP_ORDER, Day, RepositoryChip, SiteCommit, SiteIndex, SiteRepository
+from commit_digest.site.model.weeks import (
+    HIGHLIGHT_LINES,
+    SECTION_LINES,
+    LabelWeek,
+    previous_days,
+    week_summary,
+    weeks_of,
+)
 from commit_digest.site.options import SiteOptions
-from commit_digest.site.reasons import reason_html
-from commit_digest.site.render import render
-from commit_digest.site.weeks import HIGHLIGHT_LINES, SECTION_LINES, LabelWeek, previous_days, week_summary, weeks_of
+from commit_digest.site.rendering.budget import LIST_PAGE_BUDGET, first_within
+from commit_digest.site.rendering.charts import ActivityCounts, Chart, render_chart
+from commit_digest.site.rendering.commit_view import FILES_SHOWN, commit_view
+from commit_digest.site.rendering.escape import TITLE_SHOWN, html_text, title_plain
+from commit_digest.site.rendering.fragments import Fragments, PageFragments, clock, heading
+from commit_digest.site.rendering.i18n import Texts
+from commit_digest.site.rendering.markdown_body import BODY_LIMIT
+from commit_digest.site.rendering.reasons import reason_html
+from commit_digest.site.rendering.render import render
+from commit_digest.site.views.feeds import FEED_SIZE, Feed, feeds_of_page, site_feeds
+from commit_digest.site.views.meaning_pages import Meaning, impact_pages, release_pages, series_pages
 
 LABEL_KINDS = ("platforms", "subsystems")
 # A day page's commit sections (after its table): full analyses while they keep under the first

@@ -11,9 +11,9 @@ from markupsafe import Markup
 
 from commit_digest.meaning.pr_template import strip_template
 from commit_digest.models import Commit, FileChange
-from commit_digest.site.escape import html_fill
-from commit_digest.site.i18n import Texts
-from commit_digest.site.markdown_body import BODY_LIMIT, body_html
+from commit_digest.site.rendering.escape import html_fill
+from commit_digest.site.rendering.i18n import Texts
+from commit_digest.site.rendering.markdown_body import BODY_LIMIT, body_html
 
 # Files listed on a commit page; a larger change says how many more it touched.
 FILES_SHOWN = 50

@@ -12,7 +12,7 @@ from commit_digest.meaning.releases import Release
 from commit_digest.meaning.taxonomy import Taxonomy, combine_overrides, load_taxonomy
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings
-from commit_digest.site.model import SiteRepository
+from commit_digest.site.model.index import SiteRepository
 from commit_digest.store.analysis_store import AnalysisStore
 
 

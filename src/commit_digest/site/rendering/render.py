@@ -20,8 +20,8 @@ import jinja2
 from jinja2.ext import Extension
 from jinja2.lexer import TOKEN_DATA, Token, TokenStream
 
-from commit_digest.site.escape import html_paragraphs, html_value, name_html, title_html
-from commit_digest.site.i18n import Texts
+from commit_digest.site.rendering.escape import html_paragraphs, html_value, name_html, title_html
+from commit_digest.site.rendering.i18n import Texts
 
 # The tokens of {{ t("key") }}: what a label without values is written as.
 _LABEL_TOKENS = ("variable_begin", "name", "lparen", "string", "rparen", "variable_end")
@@ -61,7 +61,7 @@ class _Environment(jinja2.Environment):
 @cache
 def environment(language: str) -> jinja2.Environment:
     env = _Environment(
-        loader=jinja2.PackageLoader("commit_digest.site", "templates"),
+        loader=jinja2.PackageLoader("commit_digest.site.rendering", "templates"),
         autoescape=True,
         finalize=html_value,
         undefined=jinja2.StrictUndefined,

@@ -26,11 +26,11 @@ from itertools import islice
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import Importance
 from commit_digest.site import paths
-from commit_digest.site.escape import plain_name, title_plain
-from commit_digest.site.i18n import Texts
-from commit_digest.site.impact_view import ENTRY_IMPACT_LINES, change_text
-from commit_digest.site.model import UNANALYSED, SiteCommit, SiteIndex
+from commit_digest.site.model.index import UNANALYSED, SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
+from commit_digest.site.rendering.escape import plain_name, title_plain
+from commit_digest.site.rendering.i18n import Texts
+from commit_digest.site.rendering.impact_view import ENTRY_IMPACT_LINES, change_text
 
 FEEDS_DIR = "feeds"
 FEED_SIZE = 50  # entries per feed: the newest commits

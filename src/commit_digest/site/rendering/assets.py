@@ -16,4 +16,4 @@ SCRIPTS: tuple[str, ...] = ("assets/digest.js", "assets/digest-copy.js")
 def site_asset(path: str) -> str:
     """The text of one of ``STYLESHEETS`` or ``SCRIPTS`` (``assets/<name>``)."""
     name = path.removeprefix("assets/")
-    return resources.files("commit_digest.site").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("commit_digest.site.rendering").joinpath("assets", name).read_text(encoding="utf-8")

@@ -35,10 +35,10 @@ from commit_digest.models import (
     Sha,
     restored_label,
 )
-from commit_digest.site.incremental import MANIFEST_PATH
-from commit_digest.site.model import CommitSummary, SiteCommit
-from commit_digest.site.record_source import RecordSource
-from commit_digest.site.wording import Wording
+from commit_digest.site.build.incremental import MANIFEST_PATH
+from commit_digest.site.model.index import CommitSummary, SiteCommit
+from commit_digest.site.model.record_source import RecordSource
+from commit_digest.site.model.wording import Wording
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.summaries")
 

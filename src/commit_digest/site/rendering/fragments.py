@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from commit_digest.site import paths
-from commit_digest.site.analysis_cut import clipped_analysis
-from commit_digest.site.escape import html_fill, html_fill_each, html_join, html_paragraphs, title_html
-from commit_digest.site.impact_view import change_html, kind_name
+from commit_digest.site.rendering.analysis_cut import clipped_analysis
+from commit_digest.site.rendering.escape import html_fill, html_fill_each, html_join, html_paragraphs, title_html
+from commit_digest.site.rendering.impact_view import change_html, kind_name
 
 if TYPE_CHECKING:
     from commit_digest.meaning.impact.extract import OperatorChange
     from commit_digest.models import Analysis, Label
-    from commit_digest.site.model import DayStats, RepositoryChip, SiteCommit
-    from commit_digest.site.pages import _Context
+    from commit_digest.site.model.index import DayStats, RepositoryChip, SiteCommit
+    from commit_digest.site.views.pages import _Context
 
 # Commits whose analysis sections stay rendered: a day page and its commits' pages are rendered
 # together (PageSpec.group keeps them in one batch), so a day's worth is enough; bounded, so

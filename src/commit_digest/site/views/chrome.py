@@ -14,8 +14,8 @@ from markupsafe import Markup
 
 from commit_digest.search.page import SEARCH_PAGE
 from commit_digest.site import paths
-from commit_digest.site.i18n import Texts
-from commit_digest.site.model import SiteIndex
+from commit_digest.site.model.index import SiteIndex
+from commit_digest.site.rendering.i18n import Texts
 
 CONFIG_SCRIPT = "assets/digest-config.js"
 # config.extra key the theme's templates read (docs/overrides/404.html).

@@ -22,7 +22,7 @@ from commit_digest.site.fingerprint import digest
 
 if TYPE_CHECKING:
     from commit_digest.models import Commit
-    from commit_digest.site.model import SiteCommit
+    from commit_digest.site.model.index import SiteCommit
 
 CommitKey = tuple[str, str]
 

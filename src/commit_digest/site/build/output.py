@@ -21,9 +21,7 @@ from commit_digest.search.documents import search_document
 from commit_digest.search.index import PartitionInfo, SearchNames, bucket_files, build_partition, partitions_of
 from commit_digest.search.index import manifest as search_manifest
 from commit_digest.site import paths
-from commit_digest.site.feeds import Feed, feed_documents
-from commit_digest.site.fingerprint import digest
-from commit_digest.site.incremental import (
+from commit_digest.site.build.incremental import (
     BuildManifest,
     OutputRecord,
     PreviousBuild,
@@ -31,10 +29,12 @@ from commit_digest.site.incremental import (
     link_or_copy,
     sitemap,
 )
-from commit_digest.site.model import SiteCommit, SiteIndex
+from commit_digest.site.build.parallel import Started
+from commit_digest.site.build.status import STATUS_FILE, status_document
+from commit_digest.site.fingerprint import digest
+from commit_digest.site.model.index import SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
-from commit_digest.site.parallel import Started
-from commit_digest.site.status import STATUS_FILE, status_document
+from commit_digest.site.views.feeds import Feed, feed_documents
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.output")
 

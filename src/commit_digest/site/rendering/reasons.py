@@ -15,8 +15,8 @@ from functools import lru_cache
 from markupsafe import Markup
 
 from commit_digest.models import Label, LabelSource
-from commit_digest.site.escape import html_text
-from commit_digest.site.i18n import Texts
+from commit_digest.site.rendering.escape import html_text
+from commit_digest.site.rendering.i18n import Texts
 
 _MORE = re.compile(r"\s*\(\+(\d+)\)\s*$")
 _TAG = re.compile(r"^tag (\[.+\])$")

@@ -26,15 +26,15 @@ from commit_digest.models import (
     LanguageCode,
 )
 from commit_digest.settings import DEFAULT_RELEASE_TAGS
-from commit_digest.site.calendar import IsoWeek
-from commit_digest.site.facts import SiteFacts, commit_impact
 from commit_digest.site.fingerprint import text_digest
-from commit_digest.site.wording import Worded, Wording
+from commit_digest.site.model.calendar import IsoWeek
+from commit_digest.site.model.facts import SiteFacts, commit_impact
+from commit_digest.site.model.wording import Worded, Wording
 from commit_digest.store.narratives import WeekNarrative
 
 if TYPE_CHECKING:
     from commit_digest.meaning.releases import Release
-    from commit_digest.site.record_source import RecordSource
+    from commit_digest.site.model.record_source import RecordSource
 
 # The group of a commit without an ok analysis: shown last, never dropped.
 UNANALYSED = "unanalysed"

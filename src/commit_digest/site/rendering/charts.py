@@ -22,8 +22,10 @@ subsystems each, so 20 label pairs per commit); every chart and its digest input
 1 ms together, and rendering the home chart about 1 ms::
 
     PYTHONPATH=. .venv/bin/python -m timeit -s "from zoneinfo import ZoneInfo; \\
-    from benchmarks.synthetic import synthetic_records; from commit_digest.site import build_index; \\
-    from commit_digest.site.charts import ActivityCounts; from commit_digest.meaning.taxonomy import load_taxonomy; \\
+    from benchmarks.synthetic import synthetic_records; \\
+    from commit_digest.site.model.index import build_index; \\
+    from commit_digest.site.rendering.charts import ActivityCounts; \\
+    from commit_digest.meaning.taxonomy import load_taxonomy; \\
     index = build_index(synthetic_records(15000), repository='vllm-project/vllm', \\
     zone=ZoneInfo('Asia/Shanghai'), taxonomy=load_taxonomy())" "ActivityCounts.of(index)"
 """
@@ -39,10 +41,10 @@ from types import MappingProxyType
 from markupsafe import Markup
 
 from commit_digest.site import paths
-from commit_digest.site.calendar import IsoWeek, weeks_until
-from commit_digest.site.escape import html_text
-from commit_digest.site.i18n import Texts
-from commit_digest.site.model import SiteIndex
+from commit_digest.site.model.calendar import IsoWeek, weeks_until
+from commit_digest.site.model.index import SiteIndex
+from commit_digest.site.rendering.escape import html_text
+from commit_digest.site.rendering.i18n import Texts
 
 WINDOW_WEEKS = 12
 MAX_ROWS = 12  # rows drawn; the others are listed under the chart (and all are in its table)

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from markupsafe import Markup, escape
 
 from commit_digest.meaning.vocabulary import change_type_name
-from commit_digest.site.escape import html_text
+from commit_digest.site.rendering.escape import html_text
 
 _TEXT: dict[str, tuple[str, str]] = {
     # key: (zh, en)

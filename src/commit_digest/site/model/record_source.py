@@ -20,7 +20,7 @@ from commit_digest.models import CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
 
 if TYPE_CHECKING:
-    from commit_digest.site.wording import Worded, Wording
+    from commit_digest.site.model.wording import Worded, Wording
 
 # Enough for a day page and its commits' pages, or a search partition's stretch of days.
 CAPACITY = 512

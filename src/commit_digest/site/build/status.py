@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-from commit_digest.site.i18n import Texts
-from commit_digest.site.model import SiteIndex
+from commit_digest.site.model.index import SiteIndex
+from commit_digest.site.rendering.i18n import Texts
 
 STATUS_FILE = "status.json"
 # A nightly build that lost its data for a weekend says so; one missed night does not.

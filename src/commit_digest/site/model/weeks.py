@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from commit_digest.meaning.series import SeriesPart, series_part
 from commit_digest.models import ChangeType
-from commit_digest.site.calendar import IsoWeek
-from commit_digest.site.model import GROUP_ORDER, Day, DayStats, SiteCommit, SiteIndex, SiteNarrative
+from commit_digest.site.model.calendar import IsoWeek
+from commit_digest.site.model.index import GROUP_ORDER, Day, DayStats, SiteCommit, SiteIndex, SiteNarrative
 
 if TYPE_CHECKING:
-    from commit_digest.site.facts import SiteFacts
+    from commit_digest.site.model.facts import SiteFacts
 
 # Lines per label on a week page: the rest is a link to the label's own pages.
 PLATFORM_LINES = 8

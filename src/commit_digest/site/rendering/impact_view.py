@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from commit_digest.meaning.impact.extract import ImpactKind, OperatorChange
-from commit_digest.site.i18n import Texts
+from commit_digest.site.rendering.i18n import Texts
 
 IMPACT_KINDS: tuple[str, ...] = tuple(kind.value for kind in ImpactKind)
 # A default written as a plain string literal reads as its value: "0" → 0, 'auto' → auto.

@@ -17,12 +17,14 @@ from markupsafe import Markup
 from commit_digest.meaning.impact.extract import OperatorChange
 from commit_digest.meaning.relations import Relation, Series
 from commit_digest.site import paths
-from commit_digest.site.budget import LIST_PAGE_BUDGET, first_within, size
-from commit_digest.site.calendar import IsoWeek
-from commit_digest.site.escape import title_html
-from commit_digest.site.facts import SiteFacts, SiteRelease
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.impact_view import (
+from commit_digest.site.model.calendar import IsoWeek
+from commit_digest.site.model.facts import SiteFacts, SiteRelease
+from commit_digest.site.model.index import Day, SiteCommit
+from commit_digest.site.model.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, WeekLine, fold_series, label_weeks
+from commit_digest.site.rendering.budget import LIST_PAGE_BUDGET, first_within, size
+from commit_digest.site.rendering.escape import title_html
+from commit_digest.site.rendering.impact_view import (
     COMMIT_IMPACT_BYTES,
     ENTRY_IMPACT_BYTES,
     ENTRY_IMPACT_LINES,
@@ -33,12 +35,10 @@ from commit_digest.site.impact_view import (
     kinds_of,
     platforms_of,
 )
-from commit_digest.site.model import Day, SiteCommit
-from commit_digest.site.render import render
-from commit_digest.site.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, WeekLine, fold_series, label_weeks
+from commit_digest.site.rendering.render import render
 
 if TYPE_CHECKING:
-    from commit_digest.site.pages import PageSpec, _Context
+    from commit_digest.site.views.pages import PageSpec, _Context
 
 RECENT_WEEKS = 8  # weeks of operator changes on the impact page; older ones are on month pages
 RELEASE_OPERATOR_LINES = 60  # commits with operator changes listed on a release page

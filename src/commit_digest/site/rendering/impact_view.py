@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from commit_digest.meaning.impact.extract import ImpactKind, OperatorChange
+from commit_digest.meaning.impact.extract import OperatorChange
+from commit_digest.meaning.impact.findings import ImpactKind
 from commit_digest.site.rendering.i18n import Texts
 
 IMPACT_KINDS: tuple[str, ...] = tuple(kind.value for kind in ImpactKind)

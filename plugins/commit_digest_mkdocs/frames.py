@@ -26,7 +26,7 @@ from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
 from commit_digest.site.build.frame import Frame, FrameError, FrameMarkers, Slot
-from commit_digest.site.views.pages import Heading
+from commit_digest.site.views.base import Heading
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.frames")
 

@@ -42,10 +42,9 @@ from commit_digest.site.build.incremental import (
 )
 from commit_digest.site.build.output import (
     PendingSearchIndex,
-    feed_head_links,
     link_reused_pages,
     start_search_index,
-    write_feeds,
+    write_files,
     write_sitemap,
     write_status,
 )
@@ -64,11 +63,12 @@ from commit_digest.site.model.record_source import RecordSource
 from commit_digest.site.model.summaries import Summaries, recall_summaries
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.assets import SCRIPTS, STYLESHEETS, site_asset
+from commit_digest.site.rendering.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
+from commit_digest.site.rendering.feed_list import Feed, feed_head_links
 from commit_digest.site.rendering.i18n import Texts
 from commit_digest.site.rendering.sanitize import sanitize_html
-from commit_digest.site.views.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
-from commit_digest.site.views.feeds import Feed, site_feeds
-from commit_digest.site.views.pages import PageSpec, generate_pages
+from commit_digest.site.views.base import PageSpec
+from commit_digest.site.views.registry import SiteViews
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.narratives import WeekNarrative
 from commit_digest_mkdocs.config import PluginConfig
@@ -110,6 +110,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._sanitized: set[str] = set()
         self._specs: dict[str, PageSpec] = {}
         self._index: SiteIndex | None = None
+        self._views: SiteViews | None = None  # this build's pages and files, made by on_files
         # Set by ``run_build`` to the published site: unchanged pages are taken from there.
         self.previous_site_dir: Path | None = None
         # Set by ``run_build`` when it will publish this build by updating the previous site in
@@ -221,7 +222,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             index = self._site_index()
             self._manifest = BuildManifest(shared=self._shared, store_revision=self._revision)
             added = skipped = 0
-            for spec in generate_pages(index, self.taxonomy, self.site_options):
+            self._views = views = SiteViews(index, self.taxonomy, self.site_options)
+            for spec in views.pages():
                 if spec.src_uri in owned:
                     skipped += 1
                     logger.debug("%s exists in the docs; not generating it", spec.src_uri)
@@ -235,7 +237,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 self._specs[spec.src_uri] = spec
             self._add_search_files(files, config, owned)
             self._feeds_by_page = {}
-            for feed in site_feeds(index, self.taxonomy, self.site_options):
+            for feed in views.feeds:
                 self._feeds_by_page.setdefault(feed.page, []).append(feed)
         logger.info(
             "commit-digest: %s pages from %s commits (%s reused from the previous build, %s left to "
@@ -371,7 +373,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 built_at = datetime.now(self.settings.zone)
                 write_status(site_dir, facts, built_at=built_at, language=self.settings.language)
                 self._manifest.status = facts
-                feeds = write_feeds(site_dir, self._index, self.taxonomy, self.site_options)
+                assert self._views is not None  # made by on_files
+                feeds = write_files(site_dir, ((file.path, file.content) for file in self._views.files()))
             except BaseException:
                 self._cancel_outputs()
                 raise

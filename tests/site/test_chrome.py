@@ -33,7 +33,7 @@ from commit_digest.models import Commit
 from commit_digest.site.build.output import write_status
 from commit_digest.site.build.status import STATUS_FILE, is_stale, status_document, status_facts
 from commit_digest.site.model.index import build_index
-from commit_digest.site.views.chrome import chrome_context, config_script
+from commit_digest.site.rendering.chrome import chrome_context, config_script
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from commit_digest_mkdocs.plugin import _self_hosts_fonts

@@ -22,7 +22,7 @@ from commit_digest.models import Commit, CommitRecord, FileChange, FileStatus, I
 from commit_digest.site.model.index import build_index
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.commit_view import FILES_SHOWN
-from commit_digest.site.views.pages import generate_pages
+from commit_digest.site.views.registry import generate_pages
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import REPOSITORY, label, ok_analysis, sha_for
 from tests.site.html import article, headings, visible_text

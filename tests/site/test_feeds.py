@@ -16,14 +16,8 @@ from commit_digest.site import paths
 from commit_digest.site.model.index import SiteIndex, SiteRepository, build_index
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.escape import title_plain
-from commit_digest.site.views.feeds import (
-    FEED_SIZE,
-    feed_document,
-    feed_documents,
-    feed_path,
-    feeds_of_page,
-    site_feeds,
-)
+from commit_digest.site.rendering.feed_list import FEED_SIZE, feed_path, feeds_of_page, site_feeds
+from commit_digest.site.views.feeds import feed_document, feed_documents
 from tests.site.factories import PAYLOADS, label, make_commit, not_ok_analysis, ok_analysis, sample_records
 
 TAXONOMY = load_taxonomy()

@@ -9,7 +9,7 @@ from pathlib import Path
 import feedparser
 import pytest
 
-from commit_digest.site.views.feeds import FEED_SIZE
+from commit_digest.site.rendering.feed_list import FEED_SIZE
 from tests.site.conftest import BuiltSite
 from tests.site.factories import PAYLOADS
 from tests.site.html import article, hrefs, visible_text

@@ -13,22 +13,22 @@ from markupsafe import Markup
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.site.model.index import SiteCommit, build_index
 from commit_digest.site.options import SiteOptions
+from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.escape import html_fill, html_fill_each, html_join, html_text
 from commit_digest.site.rendering.fragments import RECENT_ANALYSES, _Recent
 from commit_digest.site.rendering.render import environment
-from commit_digest.site.views.pages import _Context
 from tests.site.factories import PAYLOADS, REPOSITORY, sample_records
 
 _WHITESPACE_RUN = re.compile(r"\s+")
 
 
-def _context(language: str = "zh") -> _Context:
+def _context(language: str = "zh") -> SiteContext:
     taxonomy = load_taxonomy(None, None)
     index = build_index(sample_records(), repository=REPOSITORY, zone=UTC, taxonomy=taxonomy, language=language)
-    return _Context(index, taxonomy, SiteOptions(language=language))
+    return SiteContext(index, taxonomy, SiteOptions(language=language))
 
 
-def _commits(context: _Context) -> list[SiteCommit]:
+def _commits(context: SiteContext) -> list[SiteCommit]:
     return [item for day in context.index.days for item in day.commits]
 
 

@@ -11,7 +11,7 @@ from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import CommitRecord, Importance
 from commit_digest.site.model.index import build_index
 from commit_digest.site.options import SiteOptions, split_options
-from commit_digest.site.views.pages import generate_pages
+from commit_digest.site.views.registry import generate_pages
 from commit_digest.store.analysis_store import AnalysisStore
 from tests.site.factories import make_commit, ok_analysis, sample_records
 

@@ -23,7 +23,9 @@ from commit_digest.models import (
 )
 from commit_digest.site.model.index import build_index
 from commit_digest.site.options import SiteOptions
-from commit_digest.site.views.pages import DAY_ENTRIES_LIMIT, DAY_SUMMARIES_BUDGET, HOME_BUDGET, generate_pages
+from commit_digest.site.views.days import DAY_ENTRIES_LIMIT, DAY_SUMMARIES_BUDGET
+from commit_digest.site.views.home import HOME_BUDGET
+from commit_digest.site.views.registry import generate_pages
 from tests.site.conftest import BuiltSite
 from tests.site.factories import CREATED, label, make_commit, ok_analysis, sample_records, sha_for
 from tests.site.html import article, hrefs, visible_text

@@ -14,7 +14,7 @@ from commit_digest.models import AnalysisText, CommitRecord, Importance
 from commit_digest.search.documents import search_document
 from commit_digest.site.model.index import build_index
 from commit_digest.site.options import SiteOptions
-from commit_digest.site.views.pages import generate_pages
+from commit_digest.site.views.registry import generate_pages
 from tests.site.factories import REPOSITORY, make_commit, ok_analysis, sha_for
 from tests.site.html import visible_text
 

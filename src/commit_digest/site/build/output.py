@@ -7,7 +7,6 @@ Plain file writing with no MkDocs in it, so another site generator could drive t
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import logging
 from collections.abc import Iterable, Iterator
@@ -33,8 +32,6 @@ from commit_digest.site.build.parallel import Started
 from commit_digest.site.build.status import STATUS_FILE, status_document
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.index import SiteCommit, SiteIndex
-from commit_digest.site.options import SiteOptions
-from commit_digest.site.views.feeds import Feed, feed_documents
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.output")
 
@@ -53,34 +50,6 @@ def write_status(site_dir: Path, facts: dict[str, object], *, built_at: datetime
     temporary = site_dir / (STATUS_FILE + ".partial")
     temporary.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     temporary.replace(site_dir / STATUS_FILE)
-
-
-def write_feeds(site_dir: Path, index: SiteIndex, taxonomy: Taxonomy, options: SiteOptions) -> int:
-    """Every Atom feed, written anew at each build (50 entries each: cheaper than telling which
-    changed); the same index gives the same bytes. Returns how many were written."""
-    written = 0
-    for relative, content in feed_documents(
-        index, taxonomy, options, site_url=options.site_url, site_name=options.site_name
-    ):
-        path = site_dir / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-        written += 1
-    return written
-
-
-def feed_head_links(feeds: Iterable[Feed], site_url: str | None, site_name: str) -> str:
-    """The <link rel="alternate feed"> tags a page announces its feeds with (escaped attributes).
-
-    "alternate feed", not "alternate" alone: material's script takes every link[rel=alternate]
-    for a language version of the site and downloads sitemap.xml beside it on each page view
-    (feeds/sitemap.xml, a 404 on the site's host); feed readers look for the "alternate" token
-    with the Atom type, and "feed" is HTML's own keyword for a syndication feed."""
-    return "".join(
-        f'<link rel="alternate feed" type="application/atom+xml" title="{html.escape(feed.title(site_name))}" '
-        f'href="{html.escape(feed.url(site_url))}">'
-        for feed in feeds
-    )
 
 
 def write_sitemap(site_dir: Path, urls: Iterable[str]) -> None:

@@ -1,7 +1,7 @@
 """Pages that keep to a byte budget whatever the commits they list hold: a page is rendered in
 its fullest form first, then in shorter ones, until one keeps within the budget.
 
-The home and day pages keep theirs in ``pages.py``; the impact and release pages use this one.
+The home and day pages keep theirs in their views; the commit, impact and release pages use this one.
 """
 
 from __future__ import annotations

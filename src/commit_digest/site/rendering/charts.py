@@ -262,7 +262,7 @@ def render_chart(chart: Chart, *, texts: Texts, name: Name, link: Link) -> Marku
     """The chart as HTML for a page's content; empty when it has no row (the page shows nothing).
 
     ``name`` gives a label's name: plain text is escaped here, Markup is taken as escaped (so
-    ``_Context.label_name`` fits). ``link`` gives the href of a page, by its source path, from the
+    ``SiteNaming.label_name`` fits). ``link`` gives the href of a page, by its source path, from the
     page being rendered (the templates' ``link``)."""
     if chart.empty:
         return Markup("")

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from commit_digest.meaning.impact.extract import OperatorChange
     from commit_digest.models import Analysis, Label
     from commit_digest.site.model.index import DayStats, RepositoryChip, SiteCommit
-    from commit_digest.site.views.pages import _Context
+    from commit_digest.site.rendering.naming import SiteNaming
 
 # Commits whose analysis sections stay rendered: a day page and its commits' pages are rendered
 # together (PageSpec.group keeps them in one batch), so a day's worth is enough; bounded, so
@@ -90,7 +90,7 @@ def _named_items(rows: Iterable[tuple[object, Markup, object]]) -> Markup:
     return html_fill("<ul>\n%s</ul>\n", html_join(html_fill(_NAMED_ITEM, *row) for row in rows))
 
 
-def analysis_parts(analysis: Analysis, context: _Context) -> tuple[Section, ...]:
+def analysis_parts(analysis: Analysis, context: SiteNaming) -> tuple[Section, ...]:
     """The sections an analysis has, in order: the same on its commit page and on its day page."""
     texts = context.texts
     colon = texts("colon")
@@ -134,7 +134,7 @@ class _Recent:
 class Fragments:
     """The fragments of one build, in its language: what no page changes is made once."""
 
-    def __init__(self, context: _Context) -> None:
+    def __init__(self, context: SiteNaming) -> None:
         self.context = context
         self._badges: dict[str, Markup] = {}
         self._names: dict[tuple[str, str], Markup] = {}
@@ -150,7 +150,7 @@ class Fragments:
         return self._badges[group]
 
     def label_name(self, kind: str, label_id: str) -> Markup:
-        """A label's name (as ``_Context.label_name``); labels are few, their names asked for often."""
+        """A label's name (as ``SiteNaming.label_name``); labels are few, their names asked for often."""
         key = (kind, label_id)
         if key not in self._names:
             self._names[key] = self.context.label_name(kind, label_id)

@@ -1,10 +1,11 @@
 """Atom feeds (RFC 4287): the whole site, high importance only, each platform, each subsystem and,
 on a site of several repositories, each repository; one entry per commit, the newest 50.
 
-Pure: the site index in, ``(path, bytes)`` out; the MkDocs plugin writes them and announces
-each feed on its page. Documents are built with ``xml.etree.ElementTree``, which escapes every
-text and attribute: commit titles, author names and LLM output reach a feed only as text (never
-as markup), with the characters XML 1.0 cannot hold removed. The same index gives the same bytes:
+Pure: the site index in, ``(path, bytes)`` out; the build writes them, and each feed's page
+announces it (``rendering.feed_list``). The subscribe page lists them all. Documents are built
+with ``xml.etree.ElementTree``, which escapes every text and attribute: commit titles, author
+names and LLM output reach a feed only as text (never as markup), with the characters XML 1.0
+cannot hold removed. The same index gives the same bytes:
 no build time is written. An entry's ``updated`` is its commit's time, or its analysis's (or
 translation's) when later, so readers refresh an entry once its commit is analysed; a feed's is
 the latest of its entries'.
@@ -18,24 +19,31 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import datetime
-from itertools import islice
 
 from commit_digest.meaning.taxonomy import Taxonomy
-from commit_digest.models import Importance
 from commit_digest.site import paths
 from commit_digest.site.model.index import UNANALYSED, SiteCommit, SiteIndex
 from commit_digest.site.options import SiteOptions
+from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.escape import plain_name, title_plain
+from commit_digest.site.rendering.feed_list import (
+    FEED_SIZE,
+    LABEL_TERMS,
+    Feed,
+    feed_commits,
+    label_kinds_of,
+    plain_label_name,
+    site_base,
+    site_feeds,
+)
 from commit_digest.site.rendering.i18n import Texts
 from commit_digest.site.rendering.impact_view import ENTRY_IMPACT_LINES, change_text
+from commit_digest.site.rendering.render import render
+from commit_digest.site.views.base import PageSpec, SiteFile, View, plain
 
-FEEDS_DIR = "feeds"
-FEED_SIZE = 50  # entries per feed: the newest commits
 GENERATOR = "commit-digest"
-FEED_KINDS = ("all", "high", "impact", "platforms", "subsystems", "repositories")
 _ATOM = "http://www.w3.org/2005/Atom"
 # BCP 47 tags of the site's languages (xml:lang).
 _LANGUAGE_TAGS = {"zh": "zh-CN", "en": "en"}
@@ -43,104 +51,6 @@ _LANGUAGE_TAGS = {"zh": "zh-CN", "en": "en"}
 _NEVER = "1970-01-01T00:00:00Z"
 # Characters XML 1.0 cannot hold (most C0 controls, lone surrogates, U+FFFE/U+FFFF).
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_LABEL_TERMS = {"platforms": "platform", "subsystems": "subsystem", "repositories": "repository"}
-
-
-@dataclass(frozen=True)
-class Feed:
-    """One feed of the site. Its path (and so its URL) is built from label ids and repository
-    names only, and never changes while the label or repository exists."""
-
-    path: str  # under the site's root: "feeds/platforms/cuda.xml"
-    kind: str  # one of FEED_KINDS
-    label_id: str | None  # the platform or subsystem id, the repository's owner/name; None for all/high
-    page: str  # source path of the page that announces it (paths.HOME, paths.label_page(...))
-    name: str  # plain text, in the site's language: "全部提交", "CUDA", "vLLM Ascend"
-
-    def url(self, site_url: str | None) -> str:
-        """The feed's address (absolute with a ``site_url``)."""
-        return site_base(site_url) + self.path
-
-    def title(self, site_name: str) -> str:
-        """The feed's <title>: the site's name, then what the feed holds (plain text)."""
-        return site_name if self.kind == "all" else f"{site_name} · {self.name}"
-
-
-def site_base(site_url: str | None) -> str:
-    """The base every feed URL starts with: ``site_url`` ending in "/", or "/" without one."""
-    if not site_url:
-        return "/"
-    return site_url if site_url.endswith("/") else site_url + "/"
-
-
-def page_url(src_uri: str, site_url: str | None, directory_urls: bool = True) -> str:
-    """The address of the page at ``src_uri`` (absolute with a ``site_url``)."""
-    return site_base(site_url) + paths.url(src_uri, directory_urls)
-
-
-def feed_path(kind: str, label_id: str | None = None) -> str:
-    """Where a feed lives under the site's root; ``label_id`` for platforms, subsystems and repositories."""
-    if kind in ("all", "high", "impact"):
-        return f"{FEEDS_DIR}/{kind}.xml"
-    if kind not in _LABEL_TERMS or not label_id:
-        raise ValueError(f"no feed of kind {kind!r} for {label_id!r}")
-    return f"{FEEDS_DIR}/{kind}/{label_id}.xml"
-
-
-def _listing(index: SiteIndex, kind: str) -> dict[str, tuple[SiteCommit, ...]]:
-    return {"platforms": index.by_platform, "subsystems": index.by_subsystem, "repositories": index.by_repository}[kind]
-
-
-def _label_kinds(index: SiteIndex) -> tuple[str, ...]:
-    return ("platforms", "subsystems", "repositories") if index.several_repositories else ("platforms", "subsystems")
-
-
-def _label_name(index: SiteIndex, taxonomy: Taxonomy, language: str, kind: str, label_id: str) -> str:
-    if kind == "repositories":
-        return next((item.title for item in index.repositories if item.name == label_id), label_id)
-    rule = taxonomy.platform(label_id) if kind == "platforms" else taxonomy.subsystem(label_id)
-    return rule.name.in_language(language) if rule else label_id
-
-
-def site_feeds(index: SiteIndex, taxonomy: Taxonomy, options: SiteOptions) -> list[Feed]:
-    """Every feed the site has: all, high, then one per platform and subsystem the site has a
-    page for (a label without commits too: readers may subscribe before its first commit) and,
-    on a site of several repositories, one per repository."""
-    texts = Texts(options.language)
-    feeds = [
-        Feed(feed_path("all"), "all", None, paths.HOME, texts("feed_all").unescape()),
-        Feed(feed_path("high"), "high", None, paths.HOME, texts("feed_high").unescape()),
-        Feed(feed_path("impact"), "impact", None, paths.IMPACT_INDEX, texts("impact_feed").unescape()),
-    ]
-    for kind in _label_kinds(index):
-        for label_id in _listing(index, kind):
-            name = _label_name(index, taxonomy, options.language, kind, label_id)
-            feeds.append(Feed(feed_path(kind, label_id), kind, label_id, paths.label_page(kind, label_id), name))
-    return feeds
-
-
-def feeds_of_page(feeds: Iterable[Feed], src_uri: str) -> list[Feed]:
-    """The feeds a page announces (<link rel="alternate" type="application/atom+xml">)."""
-    return [feed for feed in feeds if feed.page == src_uri]
-
-
-def _newest(index: SiteIndex) -> Iterator[SiteCommit]:
-    for day in index.days:  # newest first
-        yield from reversed(day.commits)
-
-
-def feed_commits(index: SiteIndex, feed: Feed) -> list[SiteCommit]:
-    """The feed's entries, newest first: at most FEED_SIZE, read from the front of the index's
-    newest-first lists only (cheap however large the site)."""
-    if feed.kind == "all":
-        found: Iterable[SiteCommit] = _newest(index)
-    elif feed.kind == "high":
-        found = (item for item in _newest(index) if item.group == Importance.HIGH.value)
-    elif feed.kind == "impact":
-        found = (item for item in _newest(index) if index.facts.impact(item).changes)
-    else:
-        found = _listing(index, feed.kind).get(feed.label_id or "", ())
-    return list(islice(found, FEED_SIZE))
 
 
 def _xml_text(value: object) -> str:
@@ -237,7 +147,7 @@ class _Writer:
         return entry
 
     def _label_name(self, kind: str, label_id: str) -> str:
-        return _label_name(self.index, self.taxonomy, self.language, kind, label_id)
+        return plain_label_name(self.index, self.taxonomy, self.language, kind, label_id)
 
     def _importance(self, item: SiteCommit) -> str:
         return self._text("importance_none" if item.group == UNANALYSED else f"importance_{item.group}")
@@ -246,9 +156,9 @@ class _Writer:
         yield f"importance:{item.group}", self._importance(item)
         if item.change_type:
             yield f"type:{item.change_type}", self.texts.change_type(item.change_type).unescape()
-        for kind in _label_kinds(self.index):
+        for kind in label_kinds_of(self.index):
             for label in item.labels(kind):
-                yield f"{_LABEL_TERMS[kind]}:{label.id}", self._label_name(kind, label.id)
+                yield f"{LABEL_TERMS[kind]}:{label.id}", self._label_name(kind, label.id)
 
     def _facts(self, item: SiteCommit) -> str:
         separator = self._text("feed_list_separator")
@@ -312,3 +222,42 @@ def feed_documents(
     writer = _Writer(index, taxonomy, options, site_url=site_url, site_name=site_name)
     for feed in site_feeds(index, taxonomy, options):
         yield feed.path, writer.document(feed, feed_commits(index, feed))
+
+
+def subscribe_page(context: SiteContext) -> PageSpec:
+    """Every feed of the site, grouped as the navigation is, each with its address to copy."""
+    groups: dict[str, list[Feed]] = {}
+    for feed in context.feeds:
+        groups.setdefault("site" if feed.kind in ("all", "high", "impact") else feed.kind, []).append(feed)
+    counts = {
+        (kind, label_id): len(commits)
+        for kind, listing in (
+            ("platforms", context.index.by_platform),
+            ("subsystems", context.index.by_subsystem),
+            ("repositories", context.index.by_repository),
+        )
+        for label_id, commits in listing.items()
+    }
+    return PageSpec(
+        paths.SUBSCRIBE,
+        plain(context.texts("subscribe_title")),
+        lambda: render(
+            "subscribe.html.j2",
+            **context.for_page(paths.SUBSCRIBE, groups=list(groups.items()), counts=counts, feed_size=FEED_SIZE),
+        ),
+    )
+
+
+class FeedsView(View):
+    """The Atom feeds, and the page that lists them to subscribe to."""
+
+    def pages(self, context: SiteContext) -> Iterator[PageSpec]:
+        yield subscribe_page(context)
+
+    def files(self, context: SiteContext) -> Iterator[SiteFile]:
+        options = context.options
+        documents = feed_documents(
+            context.index, context.taxonomy, options, site_url=options.site_url, site_name=options.site_name
+        )
+        for path, content in documents:
+            yield SiteFile(path, content)

@@ -1,0 +1,85 @@
+"""A page per day: its stats line, its commit table and each commit's section, grouped by importance."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from markupsafe import Markup
+
+from commit_digest.site import paths
+from commit_digest.site.fingerprint import digest
+from commit_digest.site.model.index import GROUP_ORDER
+from commit_digest.site.rendering.budget import size
+from commit_digest.site.rendering.context import SiteContext
+from commit_digest.site.rendering.render import render
+from commit_digest.site.views.base import PageSpec, View, plain
+
+# A day page's commit sections (after its table): full analyses while they keep under the first
+# budget, then first summary bullets under the second, then only each commit's line of links.
+# All of it keeps under the third, room kept for the line of links of every commit to come:
+# with the theme around it and the table of contents, the page stays under 150 KB however long
+# the analyses are (a day of ~150 commits would fill it with their lines of links alone).
+DAY_SECTIONS_BUDGET = 60_000
+DAY_SUMMARIES_BUDGET = 80_000
+DAY_ENTRIES_LIMIT = 115_000
+
+
+def _day_sections(context: SiteContext, uri: str, day: Any) -> list[tuple[str, list[Markup]]]:
+    """Each group's commit sections in importance order: full analyses until the first one that
+    would pass the budget, then first summary bullets until theirs is spent, then title lines.
+    Room is kept for the title lines of the commits after each one, so that a busy day shortens
+    its last analyses, not its page."""
+    page = context.for_page(uri)  # one page: its links made once for all its entries
+    entries = [(name, item) for name in GROUP_ORDER for item in day.group(name)]
+    titles = [render("day_commit.html.j2", **page, item=item, name=name, form="title") for name, item in entries]
+    titles_after = sum(size(html) for html in titles)
+    used = 0
+    forms = ["full", "summary"]
+    groups: dict[str, list[Markup]] = {}
+    for (name, item), title in zip(entries, titles, strict=True):
+        titles_after -= size(title)
+        html = title
+        while forms:
+            form = forms[0]
+            candidate = render("day_commit.html.j2", **page, item=item, name=name, form=form)
+            budget = DAY_SECTIONS_BUDGET if form == "full" else DAY_SUMMARIES_BUDGET
+            total = used + size(candidate)
+            if total <= budget and total + titles_after <= DAY_ENTRIES_LIMIT:
+                html = candidate
+                break
+            forms.pop(0)
+        used += size(html)
+        groups.setdefault(name, []).append(Markup(html))
+    return list(groups.items())
+
+
+def day_pages(context: SiteContext) -> Iterator[PageSpec]:
+    days = context.index.days  # newest first
+    for position, day in enumerate(days):
+        uri = paths.day_page(day.date)
+        newer = days[position - 1] if position > 0 else None
+        older = days[position + 1] if position + 1 < len(days) else None
+
+        def content(uri: str = uri, day: Any = day, newer: Any = newer, older: Any = older) -> str:
+            groups = _day_sections(context, uri, day)
+            # Only the kinds some commit of the day carries: a quiet day of unlabelled commits has no filter.
+            found = {kind: context.label_counts(day, kind) for kind in context.label_kinds}
+            filters = {kind: counts for kind, counts in found.items() if counts}
+            values = {"day": day, "groups": groups, "newer": newer, "older": older, "filters": filters}
+            return render("day.html.j2", **context.for_page(uri, **values))
+
+        inputs = digest(
+            "day",
+            day.iso,
+            [item.fingerprint for item in day.commits],
+            [context.index.facts.reverted_by(item) is not None for item in day.commits],
+            newer.iso if newer else None,
+            older.iso if older else None,
+        )
+        yield PageSpec(uri, plain(context.texts("day_title", date=day.iso)), content, inputs, group=day.iso)
+
+
+class DaysView(View):
+    def pages(self, context: SiteContext) -> Iterator[PageSpec]:
+        return day_pages(context)

@@ -4,7 +4,9 @@ Records match what the GitHub source gives for the same commit: UTC times, GitHu
 status words, the patch without its ``diff --git``/``---``/``+++`` header (as GitHub's
 ``patch`` field), binary files without a patch, merges diffed against their first parent.
 A clone knows no GitHub logins or pull request descriptions: ``author_login`` and
-``pull_request`` stay empty.
+``pull_request`` stay empty. This module decides what to ask git; reading its answers is
+``git_commit_object`` (the commit, its dates) and ``git_diff`` (the files), and starting it
+``git_process``.
 
 A clone only claims to be the repository given, so ``check_identity`` checks the claim before
 anything is stored: its remote URL, or (no remote naming a repository) the root commits
@@ -22,24 +24,26 @@ from __future__ import annotations
 import logging
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from commit_digest.collect.base import AUTHOR_NAME_LIMIT, CommitRef, cap_patches, split_message
 from commit_digest.collect.errors import CommitFetchError, SourceError, UnusableCommitError
+from commit_digest.collect.git_commit_object import moment, parse_commit, refused_seconds
+from commit_digest.collect.git_diff import DIFF_OPTIONS, file_changes
 from commit_digest.collect.git_identity import (
     Remote,
     RootMemory,
     display_url,
     named_remotes,
+    recorded_roots,
     roots_key,
     same_repository,
 )
+from commit_digest.collect.git_process import run_git, stderr_line, text
 from commit_digest.collect.window import FetchWindow
-from commit_digest.errors import StoreError
 from commit_digest.meaning.releases import Release, TagRef
-from commit_digest.models import EARLIEST_DATE, LATEST_DATE, Commit, FileChange, FileStatus
+from commit_digest.models import Commit
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.collect")
 
@@ -47,14 +51,6 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.collect")
 # date is slightly older than a parent's, and the exact window is applied afterwards.
 WALK_MARGIN = timedelta(days=1)
 
-_STATUS_LETTERS: dict[str, FileStatus] = {
-    "A": FileStatus.ADDED,
-    "M": FileStatus.MODIFIED,
-    "D": FileStatus.REMOVED,
-    "R": FileStatus.RENAMED,
-    "C": FileStatus.COPIED,
-    "T": FileStatus.CHANGED,
-}
 # More commits to place than this: every release tag is walked instead of asking git first which
 # tags contain any of them (each is one --contains argument).
 CONTAINS_PREFILTER_LIMIT = 1000
@@ -69,8 +65,6 @@ _TAG_FIELDS = "%00".join(
         "%(committerdate:unix)%(*committerdate:unix)",  # for an annotated tag without a tagger
     )
 )
-# The same diff for every view of a commit, so their entries line up one to one.
-_DIFF_OPTIONS = ("--format=", "-M", "--diff-merges=first-parent", "--no-color", "--no-ext-diff")
 
 
 class GitSource:
@@ -98,7 +92,7 @@ class GitSource:
         output = self._git_or_fail(f"cannot list the commits of {revision}", *arguments, revision, "--")
         for line in output.decode("ascii").splitlines():
             sha, _, timestamp = line.partition(" ")
-            committed_at = _moment(timestamp)
+            committed_at = moment(timestamp)
             # git lists a commit whose date it cannot print (negative, past year 9999) whatever the
             # window: passed on unplaced, its details decide whether it can be stored.
             if committed_at is None or window.contains(committed_at):
@@ -107,31 +101,31 @@ class GitSource:
     def detail_commit(self, sha: str, *, with_pull_request: bool) -> Commit:
         del with_pull_request  # a clone has no pull requests
         try:
-            raw = _parse_commit(self._git("cat-file", "--batch", input=f"{sha}\n".encode()))
+            raw = parse_commit(self._git("cat-file", "--batch", input=f"{sha}\n".encode()))
             if raw is None:
                 raise CommitFetchError(sha, "git has no such commit")
-            statuses = self._git("show", *_DIFF_OPTIONS, "-z", "--name-status", sha)
-            counts = self._git("show", *_DIFF_OPTIONS, "-z", "--numstat", sha)
+            statuses = self._git("show", *DIFF_OPTIONS, "-z", "--name-status", sha)
+            counts = self._git("show", *DIFF_OPTIONS, "-z", "--numstat", sha)
             collect = self._patch_cap_bytes is not None
-            patches = self._git("show", *_DIFF_OPTIONS, "--patch", sha) if collect else b""
+            patches = self._git("show", *DIFF_OPTIONS, "--patch", sha) if collect else b""
         except subprocess.CalledProcessError as error:
-            raise CommitFetchError(sha, f"git show failed: {_stderr(error)}") from None
-        committed_at = _moment(raw.committer.seconds)
+            raise CommitFetchError(sha, f"git show failed: {stderr_line(error)}") from None
+        committed_at = moment(raw.committer.seconds)
         if committed_at is None:
             raise UnusableCommitError(
-                raw.sha, f"no date places it on a day: its committer date {_seconds(raw.committer.seconds)}"
+                raw.sha, f"no date places it on a day: its committer date {refused_seconds(raw.committer.seconds)}"
             )
-        authored_at = _moment(raw.author.seconds)
+        authored_at = moment(raw.author.seconds)
         if authored_at is None:
             logger.warning(
                 "%s: commit %s: author date %s; its committer date stands for it",
                 self._repository,
                 raw.sha[:12],
-                _seconds(raw.author.seconds),
+                refused_seconds(raw.author.seconds),
             )
             authored_at = committed_at
         title, body = split_message(raw.message)
-        files = _file_changes(_fields(statuses), _fields(counts), _split_patches(patches))
+        files = file_changes(statuses, counts, patches)
         return Commit(
             repository=self._repository,
             sha=raw.sha,
@@ -163,7 +157,7 @@ class GitSource:
                 f"(git -C {self.git_dir} remote add origin URL) or give a full clone"
             )
         key = roots_key(self._repository)
-        recorded = _recorded_roots(memory.get_meta(key), key)
+        recorded = recorded_roots(memory.get_meta(key), key)
         roots = self._roots(revision)
         if named_by_remote:
             if recorded != roots:
@@ -195,7 +189,7 @@ class GitSource:
         tagger when annotated, else by the commit's committer date."""
         self._check_clone()
         output = self._git_or_fail("cannot list the tags", "for-each-ref", f"--format={_TAG_FIELDS}", "refs/tags")
-        for line in _text(output).splitlines():
+        for line in text(output).splitlines():
             name, kind, sha, peeled_kind, peeled, created, committed = line.split("\0")
             if kind == "tag" and peeled_kind == "commit":
                 sha = peeled
@@ -204,7 +198,7 @@ class GitSource:
                 continue
             # A tagger date no day can hold (year 10000) gives way to the commit's, as it does
             # for an annotated tag without a tagger.
-            tagged_at = _moment(created) or _moment(committed)
+            tagged_at = moment(created) or moment(committed)
             if tagged_at is None:
                 # A release is ordered and shown by its date: without one it cannot be placed, and
                 # describing it would stop every night's releases at it.
@@ -246,7 +240,7 @@ class GitSource:
                 output = self._git_or_fail(
                     f"cannot list the commits of tag {release.tag}", "rev-list", "--stdin", input=stdin.encode()
                 )
-                hits = remaining & set(_text(output).split())
+                hits = remaining & set(text(output).split())
                 found.update(dict.fromkeys(hits, release.tag))
                 remaining -= hits
             earlier.append(release.sha)
@@ -261,7 +255,7 @@ class GitSource:
             "cannot look commits up", "cat-file", "--batch-check=%(objectname) %(objecttype)", input=stdin
         )
         known = set()
-        for line in _text(output).splitlines():
+        for line in text(output).splitlines():
             sha, _, kind = line.partition(" ")
             if kind == "commit":
                 known.add(sha)
@@ -303,7 +297,7 @@ class GitSource:
         if bare:
             return
         try:
-            top = _text(self._git("rev-parse", "--show-toplevel")).strip()
+            top = text(self._git("rev-parse", "--show-toplevel")).strip()
         except subprocess.CalledProcessError:
             top = ""  # inside a .git folder there is no work tree
         if not top:
@@ -336,17 +330,17 @@ class GitSource:
         except subprocess.CalledProcessError as error:
             if error.returncode == 1:  # git config's "no such key": the clone has no remote
                 return []
-            raise SourceError(f"cannot read the remotes of the clone at {self.git_dir}: {_stderr(error)}") from None
+            raise SourceError(f"cannot read the remotes of the clone at {self.git_dir}: {stderr_line(error)}") from None
         remotes: list[Remote] = []
         for entry in output.split(b"\0"):
-            key, _, url = _text(entry).partition("\n")
+            key, _, url = text(entry).partition("\n")
             if key:
                 remotes.append(Remote(key.removeprefix("remote.").removesuffix(".url"), url))
         return remotes
 
     def _roots(self, revision: str) -> list[str]:
         output = self._git_or_fail("cannot list the root commits", "rev-list", "--max-parents=0", revision, "--")
-        return sorted(_text(output).split())
+        return sorted(text(output).split())
 
     def _is_shallow(self) -> bool:
         return self._git_or_fail("cannot read the clone", "rev-parse", "--is-shallow-repository").strip() == b"true"
@@ -365,185 +359,17 @@ class GitSource:
         try:
             return self._git(*arguments, input=input)
         except subprocess.CalledProcessError as error:
-            raise SourceError(f"{what} in {self.git_dir}: {_stderr(error)}") from None
+            raise SourceError(f"{what} in {self.git_dir}: {stderr_line(error)}") from None
 
     def _git(self, *arguments: str, input: bytes | None = None) -> bytes:
-        try:
-            completed = subprocess.run(
-                ["git", "-C", str(self.git_dir), "-c", "core.quotepath=off", *arguments],
-                capture_output=True,
-                check=True,
-                input=input,
-            )
-        except FileNotFoundError:
-            raise SourceError("git is not installed (needed by --source git)") from None
-        return completed.stdout
-
-
-@dataclass(frozen=True)
-class _Ident:
-    """An author or committer line of a commit object: the name, and the time as written."""
-
-    name: str
-    seconds: str  # digits when git wrote it; anything at all in a hand-made object
-
-
-@dataclass(frozen=True)
-class _RawCommit:
-    sha: str
-    author: _Ident
-    committer: _Ident
-    message: str
-
-
-def _parse_commit(batch: bytes) -> _RawCommit | None:
-    """The commit ``git cat-file --batch`` printed, None when the object is not a commit.
-
-    Read from the object rather than from ``git show --format``: git prints an empty name and a
-    literal ``%aI`` for an author line holding a NUL, and no ISO date outside years 0..9999, where
-    the object still holds both.
-    """
-    first, _, rest = batch.partition(b"\n")
-    described = first.split()
-    if len(described) != 3 or described[1] != b"commit" or not described[2].isdigit():
-        return None
-    content = rest[: int(described[2])]
-    head, _, message = content.partition(b"\n\n")
-    headers: dict[bytes, bytes] = {}
-    for line in head.split(b"\n"):
-        if not line.startswith(b" "):  # a space continues a multi-line header (a signature)
-            key, _, value = line.partition(b" ")
-            headers.setdefault(key, value)
-    encoding = headers.get(b"encoding")
-    return _RawCommit(
-        sha=_text(described[0]),
-        author=_ident(headers.get(b"author", b""), encoding),
-        committer=_ident(headers.get(b"committer", b""), encoding),
-        message=_decoded(message, encoding),
-    )
-
-
-def _ident(line: bytes, encoding: bytes | None) -> _Ident:
-    """``Name <email> seconds zone``, read the way git does: the name ends at the first ``<``,
-    the time follows the last ``>``."""
-    name, _, rest = line.partition(b"<")
-    when = rest.rpartition(b">")[2].split()
-    # A hand-made object's name may hold a NUL or an escape: the store removes them, as from any text.
-    return _Ident(_decoded(name, encoding).strip(), _text(when[0]) if when else "")
-
-
-def _decoded(data: bytes, encoding: bytes | None) -> str:
-    """Text of the commit object as git shows it: re-encoded from its ``encoding`` header."""
-    if encoding:
-        try:
-            return data.decode(_text(encoding).strip(), errors="replace")
-        except (LookupError, ValueError):
-            pass  # an encoding Python does not know: git would print the bytes as they are
-    return _text(data)
-
-
-_EARLIEST_SECONDS = int(EARLIEST_DATE.timestamp())
-_LATEST_SECONDS = int(LATEST_DATE.timestamp())
-
-
-def _moment(seconds: str) -> datetime | None:
-    """The UTC time of git's Unix ``seconds``, None when it is none of the dates the product places
-    on a day (git prints nothing for a negative time; Python holds no year past 9999)."""
-    if not (seconds.isascii() and seconds.isdigit()):
-        return None
-    value = int(seconds)
-    if not _EARLIEST_SECONDS <= value <= _LATEST_SECONDS:
-        return None
-    return datetime.fromtimestamp(value, UTC)
-
-
-def _seconds(seconds: str) -> str:
-    """A time that ``_moment`` refused, for a message (a hand-made object may hold anything)."""
-    shown = f"{seconds[:24]!r} seconds since 1970" if seconds else "missing"
-    return f"({shown}) is outside {EARLIEST_DATE:%Y-%m-%d} .. {LATEST_DATE:%Y-%m-%d} UTC"
+        # Every git process of the source starts here.
+        return run_git(self.git_dir, *arguments, input=input)
 
 
 def _peeled(for_each_ref: bytes) -> set[str]:
     """The commits named by ``%(objectname)%00%(*objectname)`` lines (an annotated tag peeled)."""
-    return {peeled or sha for sha, _, peeled in (line.partition("\0") for line in _text(for_each_ref).splitlines())}
-
-
-def _recorded_roots(value: object, key: str) -> list[str] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(sha, str) for sha in value):
-        raise StoreError(f"the store's {key} is not a list of commit shas: {value!r}")
-    return sorted(value)
+    return {peeled or sha for sha, _, peeled in (line.partition("\0") for line in text(for_each_ref).splitlines())}
 
 
 def _short(shas: Sequence[str]) -> str:
     return ", ".join(sha[:12] for sha in shas) or "none"
-
-
-def _stderr(error: subprocess.CalledProcessError) -> str:
-    lines = _text(error.stderr or b"").strip().splitlines()
-    return lines[-1] if lines else f"exit status {error.returncode}"
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
-
-
-def _fields(output: bytes) -> list[str]:
-    return [_text(field) for field in output.split(b"\0")]
-
-
-def _file_changes(statuses: Sequence[str], counts: Sequence[str], patches: Sequence[str | None]) -> list[FileChange]:
-    """Joins ``--name-status -z`` and ``--numstat -z`` output (same diff, same order) and the patches."""
-    changes: list[FileChange] = []
-    status_at = 0
-    count_at = 0
-    while status_at < len(statuses) and statuses[status_at]:
-        letters = statuses[status_at]
-        status = _STATUS_LETTERS.get(letters[0], FileStatus.CHANGED)
-        if letters[0] in "RC":
-            previous_path, path = statuses[status_at + 1], statuses[status_at + 2]
-            status_at += 3
-        else:
-            previous_path, path = None, statuses[status_at + 1]
-            status_at += 2
-        added, deleted, counted_path = counts[count_at].split("\t", 2)
-        # numstat -z writes a rename as "added\tdeleted\t" followed by two path fields.
-        count_at += 3 if counted_path == "" else 1
-        patch = patches[len(changes)] if len(changes) < len(patches) else None
-        changes.append(
-            FileChange(
-                path=path,
-                status=status,
-                additions=int(added) if added.isdigit() else 0,  # "-" for binary files
-                deletions=int(deleted) if deleted.isdigit() else 0,
-                previous_path=previous_path,
-                patch=patch,
-            )
-        )
-    return changes
-
-
-def _split_patches(output: bytes) -> list[str | None]:
-    """The hunks of each file of ``git show --patch``, in order; None for a file with no
-    hunks (binary, a pure rename, a mode change)."""
-    patches: list[str | None] = []
-    current: list[str] | None = None
-    for line in _text(output).split("\n"):
-        if line.startswith("diff --git "):
-            if current is not None:
-                patches.append(_hunks(current))
-            current = []
-        elif current is not None:
-            current.append(line)
-    if current is not None:
-        patches.append(_hunks(current))
-    return patches
-
-
-def _hunks(lines: list[str]) -> str | None:
-    for index, line in enumerate(lines):
-        if line.startswith("@@"):
-            # GitHub's patch field ends without the final newline.
-            return "\n".join(lines[index:]).rstrip("\n") or None
-    return None

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import urlsplit
 
+from commit_digest.errors import StoreError
+
 # git's own rule: "scheme://" is a URL; otherwise a colon before any slash is scp-like
 # ssh ("[user@]host:path"); anything else is a path on disk.
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -35,6 +37,15 @@ class RootMemory(Protocol):
 def roots_key(repository: str) -> str:
     # Lower case: GitHub names are case-insensitive, so --repo A/B and a/b share one record.
     return f"git-roots/{repository.lower()}"
+
+
+def recorded_roots(value: object, key: str) -> list[str] | None:
+    """The root commits the store holds under ``key`` (sorted), None when none are recorded."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(sha, str) for sha in value):
+        raise StoreError(f"the store's {key} is not a list of commit shas: {value!r}")
+    return sorted(value)
 
 
 def repository_of_url(url: str) -> str | None:

@@ -305,6 +305,6 @@ def test_a_fifo_planted_as_a_value_file_is_refused_not_waited_on(
 
 def test_the_store_cannot_write_a_pickle_either(store: AnalysisStore) -> None:
     with pytest.raises(TypeError, match="only JSON text"):
-        store._cache.set("meta/x", {"a": 1})
-    store._cache.set("meta/x", "{}")
+        store._rows._cache.set("meta/x", {"a": 1})
+    store._rows._cache.set("meta/x", "{}")
     assert store.get_meta("x") == {}

@@ -40,7 +40,7 @@ def test_records_round_trip_as_json_text(store: AnalysisStore) -> None:
     assert store.find(record.commit.sha[:8]) == [record]
     assert store.repositories() == [REPOSITORY]
     # Values are JSON text in the cache, never pickles.
-    raw = store._cache.get(f"commit/{REPOSITORY}/{record.commit.sha}")
+    raw = store._rows._cache.get(f"commit/{REPOSITORY}/{record.commit.sha}")
     assert isinstance(raw, str) and raw.startswith("{")
 
 
@@ -124,7 +124,7 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
 
 
 def test_a_corrupt_value_is_an_error_naming_the_key(store: AnalysisStore) -> None:
-    store._cache.set(f"commit/{REPOSITORY}/{'b' * 40}", '{"commit": {}}')
+    store._rows._cache.set(f"commit/{REPOSITORY}/{'b' * 40}", '{"commit": {}}')
     with pytest.raises(StoreError, match=f"commit/{REPOSITORY}/{'b' * 40}.*does not match the schema"):
         list(store.records())
 

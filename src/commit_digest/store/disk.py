@@ -1,6 +1,6 @@
 """How the store's rows become values: diskcache's Disk without pickle.
 
-The second importer of diskcache, beside ``store.py`` which alone uses it. Whoever can write to
+The second importer of diskcache, beside ``rows``, which alone opens the cache. Whoever can write to
 the store's folder (a poisoned CI cache can) writes its rows; diskcache's own Disk unpickles a
 row marked as a pickle, running whatever the pickle names. The store writes only string keys,
 JSON text (in the database, or past 32 KB in a value file of its own) and the revision's

@@ -12,18 +12,10 @@ import pytest
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import CommitRecord
 from commit_digest.search import search_documents, search_files, search_names
-from commit_digest.search.index import (
-    CHUNK_SIZE,
-    MANIFEST,
-    build_partition,
-    decode_shard,
-    encode_entry,
-    partitions_of,
-    quarter,
-    shard_count,
-)
+from commit_digest.search.index import CHUNK_SIZE, MANIFEST, build_partition, partitions_of, quarter
 from commit_digest.search.query import PULL_REQUEST_GRAM
 from commit_digest.search.reader import search
+from commit_digest.search.shards import decode_shard, encode_entry, shard_count
 from commit_digest.search.tokens import normalise
 from commit_digest.site.model.index import build_index
 

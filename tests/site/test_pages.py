@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from commit_digest.search.index import decode_shard
+from commit_digest.search.shards import decode_shard
 from tests.site.conftest import OVERRIDE_TEXT, BuiltSite
 from tests.site.factories import sha_for
 from tests.site.html import article, headings, hrefs, tables, visible_text

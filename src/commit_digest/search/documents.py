@@ -11,7 +11,8 @@ from collections.abc import Iterator, Sequence
 from commit_digest.meaning.taxonomy import LabelRule, Taxonomy
 from commit_digest.meaning.vocabulary import IMPORTANCE_NAMES, change_type_name
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance
-from commit_digest.search.index import PLATFORM_GRAM, SUBSYSTEM_GRAM, SearchDocument, SearchFields, SearchNames
+from commit_digest.search.index import SearchNames
+from commit_digest.search.model import PLATFORM_GRAM, SUBSYSTEM_GRAM, SearchDocument, SearchFields
 from commit_digest.search.query import SynonymGroup
 from commit_digest.search.tokens import normalise
 from commit_digest.site import paths

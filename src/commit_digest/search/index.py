@@ -21,6 +21,10 @@ Layout under the site's ``search/`` folder (``files`` yields paths relative to i
 
 A partition is a quarter of the commits' local days. It is built alone, with compact arrays, so
 the peak memory is one quarter's postings however long the archive grows.
+
+This module cuts the documents into partitions, indexes each and writes the files above; the
+document (``model``), the shard format (``shards``) and the Bloom filters (``bloom``) are
+defined apart, as the reader needs them without the building.
 """
 
 from __future__ import annotations
@@ -28,16 +32,18 @@ from __future__ import annotations
 import json
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
-from functools import cache, partial
-from itertools import chain, islice, repeat
-from operator import and_, sub
+from functools import partial
+from itertools import islice
 from typing import TypeVar
 
-from commit_digest.search.query import PULL_REQUEST_GRAM, SynonymGroup
-from commit_digest.search.tokens import RunGrams, RunKey, fnv1a, grams_of, run_keys
+from commit_digest.search.bloom import FILTER_BUCKETS, FILTER_HASHES, FILTER_SEED, bucket_name, partition_filter
+from commit_digest.search.model import SearchDocument
+from commit_digest.search.query import SynonymGroup
+from commit_digest.search.shards import encode_entry, shard_count, shard_name
+from commit_digest.search.tokens import RunGrams, fnv1a
 
 T = TypeVar("T")
 
@@ -46,100 +52,8 @@ FORMAT_VERSION = 2
 # Documents per row file. Ranked results are spread over a partition, so a page of them reads
 # about one file each: small files keep that page near 20 x 16 rows.
 CHUNK_SIZE = 16
-SHARD_TARGET_BYTES = 24 * 1024  # a shard file of about this size; the count is a power of two
-MAX_SHARDS = 4096
-PLATFORM_GRAM = "\x01p:"  # label grams: no text gram starts with a control character
-SUBSYSTEM_GRAM = "\x01s:"
-IMPORTANCE_GRAM = "\x01i:"
-REPOSITORY_GRAM = "\x01r:"  # only on a site of several repositories
-# Fields, best first: a gram's level in a document is the best field holding it.
-TITLE, LABELS, SUMMARY, BODY = 3, 2, 1, 0
-FILTER_BUCKETS = 256
-FILTER_HASHES = 6
-FILTER_BITS_PER_GRAM = 10  # about 1% false positives with 6 hashes
 # Documents made at a time while a partition is indexed (see _in_chunks).
 INDEX_CHUNK = 64
-FILTER_SEED = "\x02"  # the second hash of a gram is FNV-1a of this + the gram
-
-
-@dataclass(frozen=True)
-class SearchFields:
-    """A commit's searchable text by field, best first (a match in the title ranks highest)."""
-
-    title: str  # the title, the short sha and the pull request number
-    labels: str  # label names, change type names, the pull request's labels
-    summary: str  # the analysis's summary and conclusion
-    body: str  # the rest: message, author, paths, the analysis's details
-
-    def by_level(self) -> tuple[tuple[int, str], ...]:
-        return ((TITLE, self.title), (LABELS, self.labels), (SUMMARY, self.summary), (BODY, self.body))
-
-    @property
-    def text(self) -> str:
-        return "\n".join(text for text in (self.title, self.labels, self.summary, self.body) if text)
-
-
-@dataclass(frozen=True)
-class SearchDocument:
-    sha12: str
-    title: str
-    day: date
-    importance: str  # "high" / "medium" / "low", or "" when not analysed
-    change_type: str  # a ChangeType value, or "" when not analysed
-    platforms: tuple[str, ...]
-    subsystems: tuple[str, ...]
-    fields: SearchFields
-    pull_request: int | None = None
-    excerpt: str = ""  # the text a result shows, in the site's language
-    repository: str = ""  # owner/name on a site of several repositories, else ""
-
-    @property
-    def text(self) -> str:
-        """Everything searchable, fields separated by newlines."""
-        return self.fields.text
-
-    def row(self) -> list[object]:
-        return [
-            self.sha12,
-            self.title,
-            self.day.isoformat(),
-            self.importance,
-            self.change_type,
-            list(self.platforms),
-            list(self.subsystems),
-            self.pull_request or 0,
-            self.excerpt,
-            self.repository,
-        ]
-
-    def grams_by_level(self, known: RunGrams | None = None) -> list[tuple[int, set[str]]]:
-        """The document's grams by level, best first, each gram under the best field holding it
-        (``known``: as for ``grams_of``)."""
-        known = {} if known is None else known
-        groups: list[tuple[int, set[str]]] = []
-        taken_keys: set[RunKey] = set()
-        taken: set[str] = set()
-        for level, text in self.fields.by_level():
-            # A run a better field holds gave its grams there: only the others are cut up.
-            keys = run_keys(text)
-            keys.difference_update(taken_keys)
-            taken_keys.update(keys)
-            grams = grams_of(keys, known)
-            grams.difference_update(taken)
-            taken.update(grams)
-            groups.append((level, grams))
-        # Label grams start with a control character, so no text gram is one of them: each joins
-        # the group of its level as it is.
-        labels, title = dict(groups)[LABELS], dict(groups)[TITLE]
-        labels.update(PLATFORM_GRAM + label for label in self.platforms)
-        labels.update(SUBSYSTEM_GRAM + label for label in self.subsystems)
-        if self.importance:
-            labels.add(IMPORTANCE_GRAM + self.importance)
-        if self.pull_request:
-            title.add(PULL_REQUEST_GRAM + str(self.pull_request))
-        if self.repository:
-            labels.add(REPOSITORY_GRAM + self.repository)
-        return groups
 
 
 @dataclass(frozen=True)
@@ -177,143 +91,6 @@ def partition_id(day: date, newest: date) -> str:
     if quarter(day) == quarter(newest):
         return f"{quarter(day)}m{day.month:02d}"  # sorts with the quarters: 2026q2m05 > 2026q1
     return quarter(day)
-
-
-def encode_varint(value: int, out: bytearray) -> None:
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-
-
-def encode_entry(gram: str, postings: array) -> bytes:
-    """``postings``: ``doc_id << 2 | level`` in ascending id order."""
-    raw = gram.encode("utf-8")
-    head = bytearray()
-    encode_varint(len(raw), head)
-    head += raw
-    encode_varint(len(postings), head)
-    return bytes(head) + encode_postings(postings)
-
-
-def encode_postings(postings: array) -> bytes:
-    """``varint(gap << 2 | level)`` of each posting (``doc_id << 2 | level``, ascending ids).
-
-    A posting less the previous one's id bits is that value, so C-level maps give the values
-    with no Python code per posting. A common gram's values are mostly below 128, one byte each
-    (bytes() takes them whole); the others take their bytes from a table."""
-    try:
-        encoded = bytes(_gap_values(postings))
-        if max(encoded, default=0) < 0x80:
-            return encoded
-    except ValueError:  # a value of 256 or more
-        pass
-    table = _short_varints()
-    return b"".join([table[value] if value < len(table) else _varint(value) for value in _gap_values(postings)])
-
-
-def _gap_values(postings: array) -> Iterator[int]:
-    """``gap << 2 | level`` of each posting: the posting less the previous posting's id bits."""
-    return map(sub, postings, chain((0,), map(and_, postings, repeat(~3))))
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    encode_varint(value, out)
-    return bytes(out)
-
-
-@cache
-def _short_varints() -> tuple[bytes, ...]:
-    """The varints of one and two bytes (gaps below 4096 documents), built once."""
-    return tuple([bytes((value,)) for value in range(0x80)] + [_varint(value) for value in range(0x80, 1 << 14)])
-
-
-def decode_shard(data: bytes) -> dict[str, list[tuple[int, int]]]:
-    """The reference reader of a shard file: gram to (document id, level) pairs (the browser
-    client does the same)."""
-
-    def varint(position: int) -> tuple[int, int]:
-        value = shift = 0
-        while True:
-            byte = data[position]
-            position += 1
-            value |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return value, position
-            shift += 7
-
-    entries: dict[str, list[tuple[int, int]]] = {}
-    position = 0
-    while position < len(data):
-        length, position = varint(position)
-        gram = data[position : position + length].decode("utf-8")
-        position += length
-        count, position = varint(position)
-        postings: list[tuple[int, int]] = []
-        current = 0
-        for _ in range(count):
-            value, position = varint(position)
-            current += value >> 2
-            postings.append((current, value & 3))
-        entries[gram] = postings
-    return entries
-
-
-def shard_count(total_bytes: int) -> int:
-    count = 1
-    while count < MAX_SHARDS and total_bytes / count > SHARD_TARGET_BYTES:
-        count *= 2
-    return count
-
-
-def shard_name(shard: int, shards: int) -> str:
-    width = ((shards - 1).bit_length() + 3) // 4 or 1
-    return f"{shard:0{width}x}"
-
-
-def shard_of(gram: str, shards: int) -> int:
-    return fnv1a(gram) % shards
-
-
-def filter_block_bytes(grams: int) -> int:
-    return max(1, -(-grams * FILTER_BITS_PER_GRAM // (FILTER_BUCKETS * 8)))
-
-
-def filter_bucket(gram: str) -> int:
-    """The filter block (and bucket file) a gram is in."""
-    return fnv1a(gram) % FILTER_BUCKETS
-
-
-def filter_bits(gram: str, block_bits: int, first: int | None = None) -> tuple[int, list[int]]:
-    """The bucket of a gram and its bit positions in a block of ``block_bits`` (``first``: the
-    gram's ``fnv1a`` when known)."""
-    first = fnv1a(gram) if first is None else first
-    second = fnv1a(FILTER_SEED + gram)
-    step = (first >> 8) | 1
-    return first % FILTER_BUCKETS, [(second + i * step) % block_bits for i in range(FILTER_HASHES)]
-
-
-def partition_filter(grams: Iterable[str], count: int, hashes: Mapping[str, int] | None = None) -> tuple[bytes, int]:
-    """The Bloom filter of a partition's ``count`` distinct grams, and its block size
-    (``hashes``: each gram's ``fnv1a``, when known)."""
-    block = filter_block_bytes(count)
-    bits = bytearray(block * FILTER_BUCKETS)
-    for gram in grams:
-        bucket, positions = filter_bits(gram, block * 8, hashes[gram] if hashes is not None else None)
-        for position in positions:
-            bits[bucket * block + (position >> 3)] |= 1 << (position & 7)
-    return bytes(bits), block
-
-
-def may_hold(blocks: bytes, offset: int, block: int, gram: str) -> bool:
-    """Whether the filter block of a partition (at ``offset`` in its bucket file) may hold ``gram``."""
-    _bucket, positions = filter_bits(gram, block * 8)
-    return all(blocks[offset + (position >> 3)] >> (position & 7) & 1 for position in positions)
-
-
-def bucket_name(bucket: int) -> str:
-    return f"filter/{bucket:02x}.bin"
 
 
 def bucket_files(filters: list[tuple[bytes, int]]) -> Iterator[tuple[str, bytes]]:

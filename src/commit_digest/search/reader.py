@@ -8,21 +8,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from commit_digest.search.index import (
-    FILTER_BUCKETS,
-    IMPORTANCE_GRAM,
-    MANIFEST,
-    PLATFORM_GRAM,
-    REPOSITORY_GRAM,
-    SUBSYSTEM_GRAM,
-    bucket_name,
-    decode_shard,
-    filter_bucket,
-    may_hold,
-    shard_name,
-    shard_of,
-)
+from commit_digest.search.bloom import FILTER_BUCKETS, bucket_name, filter_bucket, may_hold
+from commit_digest.search.index import MANIFEST
+from commit_digest.search.model import IMPORTANCE_GRAM, PLATFORM_GRAM, REPOSITORY_GRAM, SUBSYSTEM_GRAM
 from commit_digest.search.query import SynonymGroup, Term, parse_query
+from commit_digest.search.shards import decode_shard, shard_name, shard_of
 
 Read = Callable[[str], bytes]  # a path under search/ to its content
 

@@ -1,21 +1,20 @@
 """The data model: what a commit is, what its analysis is, and what the store keeps.
 
 Every model forbids unknown fields, so a typo in an export, a legacy import or an LLM
-reply is an error naming the field instead of data silently dropped.
+reply is an error naming the field instead of data silently dropped. The checked values the
+models are made of (shas, repository names, label ids, moments, capped texts) are in ``fields``.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, tzinfo
 from datetime import date as Date
+from datetime import tzinfo
 from enum import StrEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Literal, Self
 
 from pydantic import (
-    AfterValidator,
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -26,42 +25,11 @@ from pydantic import (
 )
 
 from commit_digest import caps
+from commit_digest.fields import Conclusion, LabelId, Note, Paragraph, RepositoryName, Sha, ShortText, ShownDatetime
 
 SCHEMA_VERSION = 1
 
-SHA_PATTERN = r"^[0-9a-f]{40}$"
-# GitHub's names: an owner is 1-39 letters, digits and hyphens, not starting with a hyphen (so
-# never a dot: ``releases/<owner>.<name>.jsonl`` is unambiguous); a repository is 1-100 letters,
-# digits, dots, hyphens and underscores, but not "." or "..". Paths are built from these names.
-REPOSITORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$"
-_REPOSITORY_NAME = re.compile(REPOSITORY_PATTERN.removesuffix("$") + r"\Z")
-LABEL_ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 _PR_IN_TITLE = re.compile(r"\(#(\d+)\)\s*$")
-
-# The moments a site can show. A date is moved into the site's zone (UTC-12 to UTC+14), then to
-# its week, month and year and their neighbours; datetime ends at years 1 and 9999, so the range
-# keeps a year clear of each end (and git gives no date before 1970). sources/git.py reads them too.
-EARLIEST_DATE = datetime(1970, 1, 1, tzinfo=UTC)
-LATEST_DATE = datetime(9998, 1, 1, tzinfo=UTC)
-
-
-def _repository_name(value: str) -> str:
-    if not _REPOSITORY_NAME.match(value):
-        raise ValueError(
-            f"{value!r} is not a GitHub repository name: owner/name, the owner of letters, digits and "
-            "hyphens, the name of letters, digits and . _ -"
-        )
-    return value
-
-
-def _shown_date(value: datetime) -> datetime:
-    # Compared as instants: an aware comparison subtracts offsets without making a datetime.
-    if not EARLIEST_DATE <= value <= LATEST_DATE:
-        raise ValueError(
-            f"{value.isoformat()} is outside the dates a site can show "
-            f"({EARLIEST_DATE:%Y-%m-%d} to {LATEST_DATE:%Y-%m-%d} UTC)"
-        )
-    return value
 
 
 def first_problem(error: ValidationError) -> str:
@@ -74,19 +42,6 @@ def first_problem(error: ValidationError) -> str:
         return f"not JSON: {first['msg']}{more}"
     where = ".".join(str(part) for part in first["loc"]) or "(top)"
     return f"{where}: {first['msg']}{more}"
-
-
-Sha = Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
-# Checked wherever a name enters (records, settings, --repo, releases), so no path is ever built
-# from an unchecked one.
-RepositoryName = Annotated[str, AfterValidator(_repository_name)]
-# A commit's or an analysis's moment, which pages and commands move into the site's time zone.
-ShownDatetime = Annotated[AwareDatetime, AfterValidator(_shown_date)]
-LabelId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=caps.LABEL_ID)]
-ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=caps.STORED.short)]
-Paragraph = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=caps.STORED.paragraph)]
-Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=caps.STORED.note)]
-Conclusion = Annotated[str, StringConstraints(strip_whitespace=True, max_length=caps.STORED.paragraph)]
 
 
 class StrictModel(BaseModel):

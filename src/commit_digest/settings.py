@@ -13,8 +13,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from commit_digest.errors import InputError
+from commit_digest.fields import RepositoryName
 from commit_digest.meaning.taxonomy import combine_overrides
-from commit_digest.models import RepositoryName
 
 PLUGIN_NAME = "commit-digest"
 # Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic

@@ -17,7 +17,7 @@ from commit_digest.cli import main
 from commit_digest.collect.fetch import fetch_commits, window_for_run
 from commit_digest.collect.git import GitSource
 from commit_digest.collect.window import FetchWindow
-from commit_digest.models import EARLIEST_DATE, LATEST_DATE
+from commit_digest.fields import EARLIEST_DATE, LATEST_DATE
 from commit_digest.store.analysis_store import AnalysisStore
 from tests.git import run_git
 

@@ -16,7 +16,8 @@ from pydantic import ValidationError
 
 from commit_digest.cli import main
 from commit_digest.errors import StoreError
-from commit_digest.models import EARLIEST_DATE, LATEST_DATE, Commit, CommitRecord, FileChange
+from commit_digest.fields import EARLIEST_DATE, LATEST_DATE
+from commit_digest.models import Commit, CommitRecord, FileChange
 from commit_digest.settings import DigestSettings
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import month_file, narrative_file, release_file, save_durable

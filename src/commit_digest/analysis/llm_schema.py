@@ -24,9 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from commit_digest import caps
 from commit_digest.analysis.llm_errors import InvalidReplyError
+from commit_digest.fields import LABEL_ID_PATTERN
 from commit_digest.meaning.taxonomy import Classification, Taxonomy
 from commit_digest.models import (
-    LABEL_ID_PATTERN,
     Analysis,
     AnalysisText,
     ChangeType,

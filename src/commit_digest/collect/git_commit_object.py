@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from commit_digest.collect.git_process import text
-from commit_digest.models import EARLIEST_DATE, LATEST_DATE
+from commit_digest.fields import EARLIEST_DATE, LATEST_DATE
 
 
 @dataclass(frozen=True)

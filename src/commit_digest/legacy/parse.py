@@ -21,7 +21,7 @@ from datetime import date as Date
 from typing import Literal
 
 from commit_digest.errors import InputError
-from commit_digest.models import REPOSITORY_PATTERN
+from commit_digest.fields import REPOSITORY_PATTERN
 
 FieldKey = Literal[
     "sha",

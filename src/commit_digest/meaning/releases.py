@@ -23,7 +23,8 @@ from typing import Annotated, Self
 
 from pydantic import AwareDatetime, StringConstraints, field_validator, model_validator
 
-from commit_digest.models import RepositoryName, Sha, StrictModel
+from commit_digest.fields import RepositoryName, Sha
+from commit_digest.models import StrictModel
 
 TagName = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 

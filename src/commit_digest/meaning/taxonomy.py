@@ -20,8 +20,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from commit_digest.errors import TaxonomyError
+from commit_digest.fields import LABEL_ID_PATTERN
 from commit_digest.meaning.pr_template import described_message
-from commit_digest.models import LABEL_ID_PATTERN, Label, LabelSource
+from commit_digest.models import Label, LabelSource
 
 MAX_REASONS_PER_LABEL = 3
 _TAG_RUN = re.compile(r"^\s*((?:\[[^\]\n]{1,60}\]\s*:?\s*)+)")

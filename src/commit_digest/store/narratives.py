@@ -16,7 +16,8 @@ from typing import Annotated, Self
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from commit_digest.models import AnalysisStatus, LabelId, LanguageCode, Provenance, StrictModel
+from commit_digest.fields import LabelId
+from commit_digest.models import AnalysisStatus, LanguageCode, Provenance, StrictModel
 from commit_digest.store.hygiene import clean_text
 
 WEEK_ID_PATTERN = r"^(\d{4})-W(\d{2})$"

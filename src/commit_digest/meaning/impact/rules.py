@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import pathspec
 from pydantic import BaseModel, ConfigDict, StringConstraints, field_validator
 
-from commit_digest.models import LABEL_ID_PATTERN
+from commit_digest.fields import LABEL_ID_PATTERN
 
 PlatformId = Annotated[str, StringConstraints(pattern=LABEL_ID_PATTERN, max_length=40)]
 

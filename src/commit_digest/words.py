@@ -63,7 +63,7 @@ def _check_key(key: str, files: Mapping[str, Traversable | Path], words: Mapping
         found = _placeholders(files[language], key, texts[key])
         if found != expected:
             raise InputError(
-                f"{files[language]}: {key}: placeholders {_listed(found)} differ from {_listed(expected)} "
+                f"{files[language]}: {key}: the placeholders are {_listed(found)} but {_listed(expected)} "
                 f"in {files[first]}"
             )
 

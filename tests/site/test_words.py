@@ -118,13 +118,15 @@ def test_a_wrong_placeholder_names_the_file_and_the_key(words_copy: Path) -> Non
     rewrite(words_copy / "en.yml", r"^(home_intro: .*)\{days\}", r"\1{day}")
     message = read_error(words_copy)
     assert message == (
-        f"{words_copy / 'en.yml'}: home_intro: placeholders {{day}} differ from {{days}} in {words_copy / 'zh.yml'}"
+        f"{words_copy / 'en.yml'}: home_intro: the placeholders are {{day}} but {{days}} in {words_copy / 'zh.yml'}"
     )
 
 
 def test_a_lost_placeholder_is_a_difference_too(words_copy: Path) -> None:
     rewrite(words_copy / "zh.yml", r"^home_intro: .*$", "home_intro: 最近的提交。")
-    assert read_error(words_copy).startswith(f"{words_copy / 'en.yml'}: home_intro: placeholders {{days}} differ")
+    assert read_error(words_copy).startswith(
+        f"{words_copy / 'en.yml'}: home_intro: the placeholders are {{days}} but none"
+    )
 
 
 def test_a_lone_brace_names_the_key(words_copy: Path) -> None:

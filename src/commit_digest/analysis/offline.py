@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from importlib import resources
+from typing import get_args
 
 from commit_digest.analysis.offline_rules import (
     Judgement,
@@ -33,6 +35,7 @@ from commit_digest.models import (
     TechnicalInsights,
 )
 from commit_digest.settings import Language
+from commit_digest.words import Words, load_words
 
 OFFLINE_RULES_VERSION = "offline-2"
 MAX_SUMMARY_BULLETS = 4
@@ -42,95 +45,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
 _FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
-_TEXT: dict[Language, dict[str, str]] = {
-    "zh": {
-        "lead": "{type}：{title}",
-        "files": "共改动 {files} 个文件（+{additions}/−{deletions} 行），主要涉及 {areas}。",
-        "area_note": "{files} 个文件，+{additions}/−{deletions} 行",
-        "why": "重要程度依据：{reason}。",
-        "compat_default": "此提交改变了默认行为，依赖旧默认值的部署需要检查配置。",
-        "compat_removal": "此提交移除或弃用了既有功能，依赖它的代码和配置需要迁移。",
-        "perf_claim": "提交声称带来性能改进；请结合基准数据确认在自身负载上的收益。",
-        "security": "提交涉及安全相关的行为（如信息泄露或输入处理），建议尽快评估。",
-        "risk_large": "改动量较大（{lines} 行），回归风险较高。",
-        "risk_no_tests": "改动了产品代码但未包含测试改动。",
-        "risk_platform": "涉及特定平台（{platforms}）的代码路径，其他平台的行为应保持不变，但需在对应硬件上验证。",
-        "advice_platform": "{platform} 用户",
-        "advice_platform_text": "关注此变更在 {platform} 上的影响，升级后运行相关回归测试。",
-        "advice_subsystem": "{subsystem} 相关开发者",
-        "advice_subsystem_text": "审阅该子系统的改动，确认与自身功能或插件的兼容性。",
-        "advice_default": "所有用户",
-        "advice_default_text": "一般性改动，按常规升级流程验证即可。",
-        "conclusion": "离线规则分析（未调用 LLM）：{type}，重要程度{importance}。完整分析将在 LLM 分析后提供。",
-        "and": "、",
-    },
-    "en": {
-        "lead": "{type}: {title}",
-        "files": "Changes {files} files (+{additions}/−{deletions} lines), mainly in {areas}.",
-        "area_note": "{files} files, +{additions}/−{deletions} lines",
-        "why": "Importance because: {reason}.",
-        "compat_default": "Changes a default: deployments relying on the old default should check their configuration.",
-        "compat_removal": "Removes or deprecates existing behaviour: "
-        "code and configuration relying on it must migrate.",
-        "perf_claim": "Claims a performance improvement; confirm the gain on your own workload with benchmarks.",
-        "security": "Touches security-relevant behaviour (such as a leak or input handling); assess it soon.",
-        "risk_large": "Large change ({lines} lines): higher regression risk.",
-        "risk_no_tests": "Changes product code without changing tests.",
-        "risk_platform": "Touches code paths specific to {platforms}; other platforms should be unaffected, "
-        "but verify on that hardware.",
-        "advice_platform": "{platform} users",
-        "advice_platform_text": "Check the impact on {platform} and run the relevant regression tests after upgrading.",
-        "advice_subsystem": "{subsystem} developers",
-        "advice_subsystem_text": "Review the change for compatibility with your features or plugins.",
-        "advice_default": "All users",
-        "advice_default_text": "A general change; the usual upgrade checks suffice.",
-        "conclusion": "Offline rule-based analysis (no LLM): {type}, {importance} importance. "
-        "A full analysis follows once the LLM has analysed this commit.",
-        "and": ", ",
-    },
-}
+_WORDS = resources.files("commit_digest.analysis").joinpath("words")
 
-# Why the offline rules chose an importance, worded per language (keys from offline_rules).
-IMPORTANCE_REASONS: dict[Language, dict[str, str]] = {
-    "zh": {
-        "docs_test_ci": "文档、测试或 CI 改动",
-        "security": "涉及安全（“{word}”）",
-        "hang": "涉及挂起或死锁（“{word}”）",
-        "crash": "涉及崩溃（“{word}”）",
-        "wrong_output": "涉及错误输出或精度损失（“{word}”）",
-        "trivial": "仅涉及拼写、注释、格式或类型标注（“{word}”）",
-        "series": "系列提交的第 {part} 部分，按整个系列评级：{reason}",
-        "internal": "内部改动（{kind}）",
-        "kind": "{kind}",
-        "removal": "移除或弃用了用户可能依赖的行为",
-        "default": "改变了默认值",
-        "new_model": "新增模型支持",
-        "large_core": "对引擎核心的大改动（{lines} 行）",
-        "revert": "回滚了之前的改动",
-        "small_kind": "小规模的{kind}改动（{lines} 行）",
-        "small": "小改动（{lines} 行）",
-        "product": "产品代码中的{kind}",
-    },
-    "en": {
-        "docs_test_ci": "documentation, test or CI change",
-        "security": "touches security (“{word}”)",
-        "hang": "a hang or deadlock (“{word}”)",
-        "crash": "a crash (“{word}”)",
-        "wrong_output": "wrong output or lost accuracy (“{word}”)",
-        "trivial": "only a typo, comment, formatting or type hints (“{word}”)",
-        "series": "part {part} of a series, rated as the whole series: {reason}",
-        "internal": "internal change ({kind})",
-        "kind": "{kind}",
-        "removal": "removes or deprecates behaviour users may rely on",
-        "default": "changes a default",
-        "new_model": "adds support for a new model",
-        "large_core": "large change to the engine core ({lines} lines)",
-        "revert": "reverts an earlier change",
-        "small_kind": "small {kind} change ({lines} lines)",
-        "small": "small change ({lines} lines)",
-        "product": "{kind} in product code",
-    },
-}
+
+def offline_words(language: Language) -> Words:
+    """The analyzer's sentences in ``language``, from ``words/<language>.yml`` (read once, checked)."""
+    return load_words(_WORDS, get_args(Language))[language]
 
 
 class OfflineAnalyzer:
@@ -141,7 +61,7 @@ class OfflineAnalyzer:
     def __init__(self, taxonomy: Taxonomy, language: Language = "zh") -> None:
         self._taxonomy = taxonomy
         self._language = language
-        self._text = _TEXT[language]
+        self._text = offline_words(language)
 
     def analyze(self, commit: Commit) -> Analysis:
         # Every rule below reads what the author wrote about the change, never the template's
@@ -203,7 +123,7 @@ class OfflineAnalyzer:
                 values["reason"] = self._importance_reason(value)
             else:
                 values[name] = value
-        return IMPORTANCE_REASONS[self._language][judgement.rule].format(**values)
+        return self._text[f"reason_{judgement.rule}"].format(**values)
 
     def _platform_name(self, label_id: str) -> str:
         rule = self._taxonomy.platform(label_id)

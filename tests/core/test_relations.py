@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from commit_digest.meaning.pr_template import strip_template
-from commit_digest.meaning.relations import Relation, RelationKind, Series, relate
+from commit_digest.meaning.relations.relate import relate
+from commit_digest.meaning.relations.relation import Relation, RelationKind
+from commit_digest.meaning.relations.series import Series
 from commit_digest.models import Commit, PullRequestInfo
 
 VLLM = "vllm-project/vllm"

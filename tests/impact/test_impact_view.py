@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from commit_digest.meaning.impact import ChangeKind, ImpactKind, OperatorChange
-from commit_digest.meaning.relations import Relation, RelationKind
+from commit_digest.meaning.relations.relation import Relation, RelationKind
 from commit_digest.site.rendering.i18n import Texts
 from commit_digest.site.rendering.impact_view import change_html, change_text
 

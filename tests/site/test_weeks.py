@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commit_digest.meaning.series import series_part
+from commit_digest.meaning.relations.series import series_part
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import ChangeType, CommitRecord, Importance, Provenance
 from commit_digest.site.model.calendar import IsoWeek, weeks_until

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from commit_digest.meaning.impact.extract import OperatorImpact, operator_impact
 from commit_digest.meaning.impact.rules import ImpactRules, impact_rules
-from commit_digest.meaning.relations import Relation, RelationKind, Relations, Series, relate
+from commit_digest.meaning.relations.relate import Relations, relate
+from commit_digest.meaning.relations.relation import Relation, RelationKind
+from commit_digest.meaning.relations.series import Series
 from commit_digest.meaning.releases import Release, first_release_of
 from commit_digest.site.fingerprint import digest
 

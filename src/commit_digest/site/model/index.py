@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 from commit_digest.meaning.impact.extract import OperatorImpact
 from commit_digest.meaning.impact.rules import ImpactRules
-from commit_digest.meaning.relations import NO_LINKS, CommitLinks, commit_links
+from commit_digest.meaning.relations.links import NO_LINKS, CommitLinks, commit_links
 from commit_digest.meaning.releases import is_release_tag
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import (

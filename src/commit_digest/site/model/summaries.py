@@ -24,7 +24,7 @@ from pydantic import PositiveInt, StringConstraints, TypeAdapter, ValidationErro
 
 from commit_digest import caps
 from commit_digest.meaning.impact.extract import OperatorChange, OperatorImpact
-from commit_digest.meaning.relations import CommitLinks
+from commit_digest.meaning.relations.links import CommitLinks
 from commit_digest.models import (
     AnalysisStatus,
     ChangeType,

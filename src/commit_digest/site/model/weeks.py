@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from commit_digest.meaning.series import SeriesPart, series_part
+from commit_digest.meaning.relations.series import SeriesPart, series_part
 from commit_digest.models import ChangeType
 from commit_digest.site.model.calendar import IsoWeek
 from commit_digest.site.model.index import GROUP_ORDER, Day, DayStats, SiteCommit, SiteIndex, SiteNarrative

@@ -15,7 +15,8 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from commit_digest.meaning.impact.extract import OperatorChange
-from commit_digest.meaning.relations import Relation, Series
+from commit_digest.meaning.relations.relation import Relation
+from commit_digest.meaning.relations.series import Series
 from commit_digest.site import paths
 from commit_digest.site.model.facts import SiteFacts
 from commit_digest.site.model.index import SiteCommit

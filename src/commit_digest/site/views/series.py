@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from commit_digest.meaning.relations import Series
+from commit_digest.meaning.relations.series import Series
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.facts import SiteFacts

@@ -15,7 +15,8 @@ from zoneinfo import ZoneInfo
 
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Analysis
-from commit_digest.site.model.index import GROUP_ORDER, SiteCommit, build_index
+from commit_digest.site.model.commit import GROUP_ORDER, SiteCommit
+from commit_digest.site.model.index import build_index
 from commit_digest.store.analysis_store import AnalysisStore
 
 REPOSITORY = "vllm-project/vllm"

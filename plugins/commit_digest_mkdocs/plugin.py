@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from mkdocs.config.defaults import MkDocsConfig
@@ -26,15 +25,11 @@ from mkdocs.structure.toc import get_toc
 
 from commit_digest import api
 from commit_digest.errors import CommitDigestError
-from commit_digest.meaning.releases import Release
 from commit_digest.meaning.taxonomy import Taxonomy
-from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.settings import DigestSettings, settings_from_mapping
-from commit_digest.site import paths
 from commit_digest.site.build.incremental import (
     MANIFEST_PATH,
     BuildManifest,
-    OutputRecord,
     PreviousBuild,
     read_manifest,
     write_manifest,
@@ -42,54 +37,35 @@ from commit_digest.site.build.incremental import (
 )
 from commit_digest.site.build.output import (
     PendingSearchIndex,
-    link_reused_pages,
     start_search_index,
     write_files,
     write_sitemap,
     write_status,
 )
-from commit_digest.site.build.parallel import Started, available_cores, batches_of, map_batches
 from commit_digest.site.build.status import status_facts
-from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.followed import (
     followed_repositories,
-    site_last_fetch,
-    site_releases,
     site_taxonomy,
 )
-from commit_digest.site.model.index import SiteCommit, SiteIndex, SiteRepository, index_of, site_narratives
-from commit_digest.site.model.reading import read_site_commits
+from commit_digest.site.model.index import SiteIndex, SiteRepository
 from commit_digest.site.model.record_source import RecordSource
-from commit_digest.site.model.summaries import Summaries, recall_summaries
+from commit_digest.site.model.store_reading import read_site_index
+from commit_digest.site.model.summaries import Summaries
 from commit_digest.site.options import SiteOptions
-from commit_digest.site.rendering.assets import SCRIPTS, STYLESHEETS, site_asset
-from commit_digest.site.rendering.chrome import CONFIG_SCRIPT, EXTRA_KEY, chrome_context, config_script
+from commit_digest.site.parallel import Started, available_cores
+from commit_digest.site.rendering.chrome import EXTRA_KEY, chrome_context
 from commit_digest.site.rendering.feed_list import Feed, feed_head_links
-from commit_digest.site.rendering.i18n import Texts
 from commit_digest.site.rendering.sanitize import sanitize_html
 from commit_digest.site.views.base import PageSpec
 from commit_digest.site.views.registry import SiteViews
-from commit_digest.store.analysis_store import AnalysisStore
-from commit_digest.store.narratives import WeekNarrative
 from commit_digest_mkdocs.config import PluginConfig
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
-from commit_digest_mkdocs.frames import ThemeFrames, toc_tokens
+from commit_digest_mkdocs.frames import toc_tokens
+from commit_digest_mkdocs.generated_pages import GeneratedPages
 from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
+from commit_digest_mkdocs.navigation import NAV_PAGES, add_site_assets, add_site_files, navigation
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
-_NAV_PAGES = frozenset(
-    {
-        paths.HOME,
-        paths.ARCHIVE_INDEX,
-        paths.WEEKS_INDEX,
-        paths.PLATFORMS_INDEX,
-        paths.SUBSYSTEMS_INDEX,
-        paths.REPOSITORIES_INDEX,
-        paths.SUBSCRIBE,
-        paths.IMPACT_INDEX,
-        paths.RELEASES_INDEX,
-    }
-)
 
 
 @contextmanager
@@ -126,14 +102,11 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._revision: str | None = None
         self._previous = PreviousBuild(None, None, "")
         self._manifest = BuildManifest(shared="")
-        self._reused: list[tuple[Path, str]] = []  # (previous output file, path in the new site)
         self._page_urls: list[str] = []
         self._last_fetch: datetime | None = None
         self._feeds_by_page: dict[str, list[Feed]] = {}
-        # Generated pages outside the navigation: rendered in their theme frame by this plugin
-        # (not by MkDocs) after the build, as (spec, output path, URL).
-        self._framed: list[tuple[PageSpec, str, str]] = []
-        self._frames: ThemeFrames | None = None
+        # Generated pages outside the navigation: reused, or framed by this plugin after the build.
+        self._generated = GeneratedPages(self._previous, self._manifest, "")
         self._nav: Navigation | None = None
         self._env: jinja2.Environment | None = None
         self._files: Files | None = None
@@ -187,18 +160,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self.site_options = dataclasses.replace(
             self.site_options, site_url=config.site_url or None, site_name=config.site_name
         )
-        # No request leaves the site's origin: material loads its fonts from Google unless told not
-        # to. Its privacy plugin, when on, downloads them at build time and serves them itself.
-        if not _self_hosts_fonts(config):
-            config.theme["font"] = False
-        # What the site-wide script needs (texts, the search page's URL), loaded just before it.
-        if CONFIG_SCRIPT not in config.extra_javascript:
-            config.extra_javascript.append(CONFIG_SCRIPT)
-        # The product's own stylesheet and script, on every page (served by on_files).
-        config.extra_css.extend(path for path in STYLESHEETS if path not in config.extra_css)
-        config.extra_javascript.extend(path for path in SCRIPTS if path not in config.extra_javascript)
-        # Our own sitemap (on_post_build) lists reused pages too, and carries no build date.
-        config.theme.static_templates.discard("sitemap.xml")
+        add_site_assets(config)
         return config
 
     # After mkdocs-gen-files (priority 0), so pages site owners generate also take precedence.
@@ -215,12 +177,11 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             or (file.abs_src_path is not None and not Path(file.abs_src_path).resolve().is_relative_to(docs_dir))
         }
         self._specs = {}
-        self._reused = []
-        self._framed = []
         owned = set(files.src_uris)
         with _as_plugin_error():
             index = self._site_index()
             self._manifest = BuildManifest(shared=self._shared, store_revision=self._revision)
+            self._generated = GeneratedPages(self._previous, self._manifest, self._shared)
             added = skipped = 0
             self._views = views = SiteViews(index, self.taxonomy, self.site_options)
             for spec in views.pages():
@@ -229,13 +190,13 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                     logger.debug("%s exists in the docs; not generating it", spec.src_uri)
                     continue
                 added += 1
-                if spec.src_uri not in _NAV_PAGES:
-                    self._add_framed(spec, config)
+                if spec.src_uri not in NAV_PAGES:
+                    self._generated.add(spec, config)
                     continue
                 # Nav pages: always rendered (few, and the navigation needs them as pages).
                 files.append(File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.INCLUDED))
                 self._specs[spec.src_uri] = spec
-            self._add_search_files(files, config, owned)
+            add_site_files(files, config, owned, self.site_options.language)
             self._feeds_by_page = {}
             for feed in views.feeds:
                 self._feeds_by_page.setdefault(feed.page, []).append(feed)
@@ -248,15 +209,16 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             skipped,
         )
         if config.nav is None:
-            config.nav = self._navigation(files)
+            config.nav = navigation(
+                files, self.site_options.language, several_repositories=len(self.repositories) > 1
+            )
         # For the theme's 404 template (docs/overrides/404.html): its words and links.
         config.extra[EXTRA_KEY] = chrome_context(
             index, self.site_options.language, directory_urls=config.use_directory_urls
         )
         base_url = config.site_url or "/"
         self._page_urls = [base_url + file.url for file in files.documentation_pages()]
-        self._page_urls += [base_url + output.removesuffix("index.html") for _, output in self._reused]
-        self._page_urls += [base_url + url for _, _, url in self._framed]
+        self._page_urls += self._generated.urls(base_url)
         with _as_plugin_error():
             self._start_outputs(config)
         return files
@@ -298,22 +260,6 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             self._summaries_written.cancel()
         self._search_index, self._summaries_written = None, None
 
-    def _add_framed(self, spec: PageSpec, config: MkDocsConfig) -> None:
-        """A page outside the navigation: copied from the previous build when its inputs are
-        unchanged, else rendered into its theme frame after the build (``_write_framed``)."""
-        page_digest = digest(self._shared, spec.src_uri, spec.inputs) if spec.inputs else ""
-        previous = self._previous.page(spec.src_uri, page_digest) if spec.inputs else None
-        if previous is not None:
-            output = self._previous.manifest.pages[spec.src_uri].output  # type: ignore[union-attr]
-            self._reused.append((previous, output))
-        else:
-            file = File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.NOT_IN_NAV)
-            output = file.dest_uri
-            self._framed.append((spec, output, file.url))
-        if spec.inputs:
-            # Made, not validated: one per page of the archive, from values this build made.
-            self._manifest.pages[spec.src_uri] = OutputRecord.model_construct(digest=page_digest, output=output)
-
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
         self._nav = nav
         return nav
@@ -342,7 +288,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         """Announces the page's feeds in its <head> (the home page and each label's page)."""
-        if self._frames is not None and self._frames.rendering:
+        frames = self._generated.frames
+        if frames is not None and frames.rendering:
             return output  # a frame shared by many pages: each adds its own (ThemeFrames.head)
         links = self._feed_links(page.file.src_uri)
         return output.replace("</head>", links + "</head>", 1) if links else output
@@ -363,12 +310,21 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         assert self.taxonomy is not None
         site_dir = Path(config.site_dir)
         if not self._in_place:
-            link_reused_pages(site_dir, self._reused)
+            self._generated.link_reused(site_dir)
         search_index, summaries_written = self._search_index, self._summaries_written
         assert search_index is not None and summaries_written is not None  # started by on_files
         with _as_plugin_error():
             try:
-                self._write_framed(config, site_dir)
+                assert self._nav is not None and self._env is not None and self._files is not None
+                self._generated.write(
+                    config,
+                    self._env,
+                    self._nav,
+                    self._files,
+                    site_dir=site_dir,
+                    head=self._feed_links,
+                    workers=self._workers,
+                )
                 facts = status_facts(self._index, last_fetch=self._last_fetch)
                 built_at = datetime.now(self.settings.zone)
                 write_status(site_dir, facts, built_at=built_at, language=self.settings.language)
@@ -398,29 +354,6 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             feeds,
         )
 
-    def _write_framed(self, config: MkDocsConfig, site_dir: Path) -> None:
-        """The generated pages outside the navigation, each rendered once into its theme frame
-        and written straight to the site, in batches over worker processes."""
-        assert self._nav is not None and self._env is not None and self._files is not None
-        frames = self._frames = ThemeFrames(config, self._env, self._nav, self._files, head=self._feed_links)
-        # A day page and its commits' pages in one batch: they share rendered analyses.
-        pages = sorted(self._framed, key=lambda page: page[0].group)
-        workers = self._workers
-        batches = batches_of(len(pages), workers)
-
-        def write_batch(number: int) -> int:
-            for position in batches[number]:
-                spec, output, url = pages[position]
-                rendered = spec.render()
-                page = frames.page(spec.src_uri, url, html.escape(spec.title), rendered.headings, rendered.html)
-                target = site_dir / output
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(page.encode("utf-8", errors="xmlcharrefreplace"))
-            return len(batches[number])
-
-        written = sum(map_batches(write_batch, len(batches), workers=workers))
-        logger.info("commit-digest: rendered %s pages in %s batches (%s workers)", written, len(batches), workers)
-
     # -- helpers ------------------------------------------------------------------------------
 
     def digest(self) -> api.Digest:
@@ -437,83 +370,18 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         return self._index
 
     def _read_store(self, settings: DigestSettings, taxonomy: Taxonomy) -> SiteIndex:
-        """The site index from the store's records (read by worker processes; pages read a
-        record again when they show it), its narratives and releases; notes the store's
-        revision and when a fetch last completed without error."""
+        """The site index from the store; notes the store's revision and when a fetch last
+        completed without error, and keeps the record source open for the pages."""
         if self._source is not None:
             self._source.close()
-        self._source = None
-        self._summaries = Summaries()
-        commits: list[SiteCommit] = []
-        narratives: list[WeekNarrative] = []
-        releases: list[Release] = []
-        self._revision, self._last_fetch = None, None
-        if not settings.cache_dir.is_dir():
-            logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
-        else:
-            self._source = RecordSource(settings.cache_dir)
-            self._summaries = recall_summaries(self._previous.site_dir, self._shared)
-            with AnalysisStore(settings.cache_dir) as store:
-                self._revision, self._last_fetch = store.revision(), site_last_fetch(store, settings)
-                narratives, releases = list(store.narratives()), list(site_releases(store, settings))
-            commits = read_site_commits(
-                self._source,
-                repositories=self.repositories,
-                zone=settings.zone,
-                taxonomy=taxonomy,
-                language=settings.language,
-                workers=self._workers,
-                summaries=self._summaries,
-            )
-        index = index_of(commits, repositories=self.repositories, taxonomy=taxonomy, releases=releases)
-        return dataclasses.replace(index, narratives=site_narratives(narratives, settings.language))
-
-    def _add_search_files(self, files: Files, config: MkDocsConfig, owned: set[str]) -> None:
-        """The search page, its client and the site's own assets; a site owner's file at that path wins."""
-        language = self.site_options.language
-        if SEARCH_PAGE not in owned:
-            files.append(File.generated(config, SEARCH_PAGE, content=search_page_markdown(language)))
-        for path in ASSETS:
-            if path not in owned:
-                files.append(File.generated(config, path, content=asset(path)))
-        for path in (*STYLESHEETS, *SCRIPTS):
-            if path not in owned:
-                files.append(File.generated(config, path, content=site_asset(path)))
-        if CONFIG_SCRIPT not in owned:
-            script = config_script(language, directory_urls=config.use_directory_urls)
-            files.append(File.generated(config, CONFIG_SCRIPT, content=script))
-
-    def _navigation(self, files: Files) -> list[Any]:
-        """Home, archive, platforms, subsystems and the site owner's pages; never days or commits."""
-        texts = Texts(self.site_options.language)
-        nav: list[Any] = [
-            {str(texts("nav_home")): paths.HOME},
-            {str(texts("nav_archive")): paths.ARCHIVE_INDEX},
-            {str(texts("nav_weeks")): paths.WEEKS_INDEX},
-            {str(texts("nav_impact")): paths.IMPACT_INDEX},
-            {str(texts("nav_releases")): paths.RELEASES_INDEX},
-            {str(texts("nav_platforms")): paths.PLATFORMS_INDEX},
-            {str(texts("nav_subsystems")): paths.SUBSYSTEMS_INDEX},
-        ]
-        if len(self.repositories) > 1:
-            nav.append({str(texts("nav_repositories")): paths.REPOSITORIES_INDEX})
-        if files.get_file_from_path(SEARCH_PAGE) is not None:
-            nav.append({str(texts("nav_search")): SEARCH_PAGE})
-        nav.append({str(texts("nav_subscribe")): paths.SUBSCRIBE})
-        listed = _NAV_PAGES | {SEARCH_PAGE}
-        own_pages = sorted(
-            file.src_uri
-            for file in files.documentation_pages()
-            if file.src_uri not in listed and not file.src_uri.startswith(paths.GENERATED_PREFIXES)
+        reading = read_site_index(
+            settings,
+            taxonomy,
+            self.repositories,
+            previous_site=self._previous.site_dir,
+            shared=self._shared,
+            workers=self._workers,
         )
-        return nav + own_pages
-
-
-def _self_hosts_fonts(config: MkDocsConfig) -> bool:
-    """Whether material's privacy plugin is on and fetches external assets (fonts included) at
-    build time, so the theme's fonts come from the site itself."""
-    privacy = config.plugins.get("material/privacy")
-    if privacy is None:
-        return False
-    options = privacy.config
-    return bool(options.get("enabled", True) and options.get("assets", True) and options.get("assets_fetch", True))
+        self._source, self._summaries = reading.source, reading.summaries
+        self._revision, self._last_fetch = reading.revision, reading.last_fetch
+        return reading.index

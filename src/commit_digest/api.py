@@ -21,8 +21,9 @@ from markupsafe import Markup
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings, plugin_options_in, settings_from_mapping
 from commit_digest.site import paths
+from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.followed import followed_repositories, site_records, site_taxonomy
-from commit_digest.site.model.index import Day, SiteCommit, SiteIndex, build_index
+from commit_digest.site.model.index import Day, SiteIndex, build_index
 from commit_digest.site.options import split_options
 from commit_digest.site.rendering.escape import block_text, inline_text
 from commit_digest.store.analysis_store import AnalysisStore

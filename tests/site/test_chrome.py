@@ -36,7 +36,7 @@ from commit_digest.site.model.index import build_index
 from commit_digest.site.rendering.chrome import chrome_context, config_script
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
-from commit_digest_mkdocs.plugin import _self_hosts_fonts
+from commit_digest_mkdocs.navigation import _self_hosts_fonts
 from tests.site.conftest import PROJECT, BuiltSite, project_config
 from tests.site.factories import REPOSITORY, make_commit, sample_records, sha_for
 

@@ -11,7 +11,8 @@ from datetime import UTC
 from markupsafe import Markup
 
 from commit_digest.meaning.taxonomy import load_taxonomy
-from commit_digest.site.model.index import SiteCommit, build_index
+from commit_digest.site.model.commit import SiteCommit
+from commit_digest.site.model.index import build_index
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.escape import html_fill, html_fill_each, html_join, html_text

@@ -13,7 +13,7 @@ from mkdocs.config import load_config
 
 from commit_digest.models import CommitRecord, Importance
 from commit_digest.site.build.frame import Frame, FrameError, Slot
-from commit_digest.site.build.parallel import MIN_BATCH
+from commit_digest.site.parallel import MIN_BATCH
 from commit_digest_mkdocs.plugin import CommitDigestPlugin
 from tests.site.conftest import build_site
 from tests.site.factories import make_commit, ok_analysis, sample_records
@@ -57,10 +57,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[CommitDigestPlugin,
 
 def test_a_framed_page_is_what_the_themes_whole_template_makes(built: tuple[CommitDigestPlugin, Path]) -> None:
     plugin, site = built
-    frames = plugin._frames
+    frames = plugin._generated.frames
     assert frames is not None
     seen: set[tuple[str, int]] = set()
-    for spec, output, _ in plugin._framed:
+    for spec, output, _ in plugin._generated.framed:
         kind = (spec.src_uri.split("/", 1)[0], spec.src_uri.count("/"))
         if kind in seen:
             continue
@@ -69,12 +69,12 @@ def test_a_framed_page_is_what_the_themes_whole_template_makes(built: tuple[Comm
         whole = frames.whole_page(spec.src_uri, html.escape(spec.title), rendered.headings, rendered.html)
         assert (site / output).read_text(encoding="utf-8") == whole, spec.src_uri
     assert len(seen) >= 8  # days, commits, months, weeks, platforms, subsystems, their months…
-    assert len(plugin._framed) >= 2 * MIN_BATCH  # so the build above used two worker processes
+    assert len(plugin._generated.framed) >= 2 * MIN_BATCH  # so the build above used two worker processes
 
 
 def test_a_commit_page_shows_its_own_title_address_and_contents(built: tuple[CommitDigestPlugin, Path]) -> None:
     plugin, site = built
-    _, output, url = next(item for item in plugin._framed if item[0].title == HOSTILE_TITLE)
+    _, output, url = next(item for item in plugin._generated.framed if item[0].title == HOSTILE_TITLE)
     page = (site / output).read_text(encoding="utf-8")
     escaped = html.escape(HOSTILE_TITLE)
     assert f"<title>{escaped} - " in page
@@ -124,10 +124,10 @@ def test_pages_without_directory_urls_are_framed_as_the_theme_would(tmp_path: Pa
         )
         build(config)
     plugin = config.plugins["commit-digest"]
-    frames = plugin._frames
+    frames = plugin._generated.frames
     assert frames is not None
     checked = 0
-    for spec, output, url in plugin._framed:
+    for spec, output, url in plugin._generated.framed:
         if spec.src_uri.startswith(("commits/", "days/", "platforms/")) and checked < 6:
             assert output.endswith(".html") and not output.endswith("/index.html")
             rendered = spec.render()

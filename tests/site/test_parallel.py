@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from commit_digest.site.build.parallel import MIN_BATCH, Started, batches_of, map_batches
+from commit_digest.site.parallel import MIN_BATCH, Started, batches_of, map_batches
 
 
 def test_batches_run_in_other_processes_and_return_in_order() -> None:

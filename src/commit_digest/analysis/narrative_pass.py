@@ -37,8 +37,9 @@ from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import IMPORTANCE_ORDER, AnalysisStatus, Importance, TokenUsage
 from commit_digest.settings import DigestSettings
 from commit_digest.site.model.calendar import IsoWeek, weeks_between, weeks_until
+from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.followed import followed_repositories, site_records, site_taxonomy
-from commit_digest.site.model.index import SiteCommit, SiteIndex, build_index
+from commit_digest.site.model.index import SiteIndex, build_index
 from commit_digest.store.analysis_store import AnalysisStore
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.analysis")

@@ -16,7 +16,8 @@ from commit_digest.search.model import PLATFORM_GRAM, SUBSYSTEM_GRAM, SearchDocu
 from commit_digest.search.query import SynonymGroup
 from commit_digest.search.tokens import normalise
 from commit_digest.site import paths
-from commit_digest.site.model.index import SiteCommit, SiteIndex
+from commit_digest.site.model.commit import SiteCommit
+from commit_digest.site.model.index import SiteIndex
 
 _IMPORTANCE_MARKS = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
 _NOT_ANALYSED = {"zh": "⚪ 未分析", "en": "⚪ not analysed"}

@@ -14,6 +14,8 @@ from markupsafe import Markup
 
 from commit_digest.site.model.calendar import IsoWeek
 
+# What a build keeps in its site for the next one (the manifest, the summaries): never a page.
+STATE_DIR = ".commit-digest"
 HOME = "index.md"
 ARCHIVE_INDEX = "archive/index.md"
 PLATFORMS_INDEX = "platforms/index.md"

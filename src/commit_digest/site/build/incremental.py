@@ -19,11 +19,12 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
+from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.incremental")
 
-MANIFEST_PATH = ".commit-digest/build.json"
+MANIFEST_PATH = f"{paths.STATE_DIR}/build.json"
 MANIFEST_FORMAT = 1
 
 

@@ -28,10 +28,11 @@ from commit_digest.site.build.incremental import (
     link_or_copy,
     sitemap,
 )
-from commit_digest.site.build.parallel import Started
 from commit_digest.site.build.status import STATUS_FILE, status_document
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.model.index import SiteCommit, SiteIndex
+from commit_digest.site.model.commit import SiteCommit
+from commit_digest.site.model.index import SiteIndex
+from commit_digest.site.parallel import Started
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.output")
 

@@ -12,26 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
-from commit_digest.meaning.impact.extract import OperatorImpact, operator_impact
-from commit_digest.meaning.impact.rules import ImpactRules, impact_rules
+from commit_digest.meaning.impact.extract import OperatorImpact
+from commit_digest.meaning.impact.rules import ImpactRules
 from commit_digest.meaning.relations.relate import Relations, relate
 from commit_digest.meaning.relations.relation import Relation, RelationKind
 from commit_digest.meaning.relations.series import Series
 from commit_digest.meaning.releases import Release, first_release_of
 from commit_digest.site.fingerprint import digest
-
-if TYPE_CHECKING:
-    from commit_digest.models import Commit
-    from commit_digest.site.model.index import SiteCommit
+from commit_digest.site.model.commit import SiteCommit, commit_impact
 
 CommitKey = tuple[str, str]
-
-
-def commit_impact(commit: Commit, rules: ImpactRules | None) -> OperatorImpact:
-    """What a commit's diff changes for operators, by its repository's rules (default: vLLM's)."""
-    return operator_impact(commit, rules or impact_rules())
 
 
 # page_input of a commit with no relation, no series and no release, by knows_releases.

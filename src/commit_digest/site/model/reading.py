@@ -16,12 +16,13 @@ from zoneinfo import ZoneInfo
 
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import LanguageCode
-from commit_digest.site.build.parallel import batches_of, map_batches
 from commit_digest.site.fingerprint import text_digest
-from commit_digest.site.model.index import SiteCommit, SiteRepository, site_commits
+from commit_digest.site.model.commit import SiteCommit
+from commit_digest.site.model.index import SiteRepository, site_commits
 from commit_digest.site.model.record_source import RecordSource
 from commit_digest.site.model.summaries import Summaries
 from commit_digest.site.model.wording import Wording
+from commit_digest.site.parallel import batches_of, map_batches
 from commit_digest.store.analysis_store import AnalysisStore
 
 

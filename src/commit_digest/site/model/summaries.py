@@ -23,20 +23,12 @@ from typing import Annotated, Literal
 from pydantic import PositiveInt, StringConstraints, TypeAdapter, ValidationError
 
 from commit_digest import caps
+from commit_digest.fields import LabelId, RepositoryName, Sha
 from commit_digest.meaning.impact.extract import OperatorChange, OperatorImpact
 from commit_digest.meaning.relations.links import CommitLinks
-from commit_digest.models import (
-    AnalysisStatus,
-    ChangeType,
-    Label,
-    LabelId,
-    LabelSource,
-    RepositoryName,
-    Sha,
-    restored_label,
-)
-from commit_digest.site.build.incremental import MANIFEST_PATH
-from commit_digest.site.model.index import CommitSummary, SiteCommit
+from commit_digest.models import AnalysisStatus, ChangeType, Label, LabelSource, restored_label
+from commit_digest.site import paths
+from commit_digest.site.model.commit import CommitSummary, SiteCommit
 from commit_digest.site.model.record_source import RecordSource
 from commit_digest.site.model.wording import Wording
 
@@ -80,7 +72,7 @@ _HEADER = TypeAdapter(_Header)
 # Every label the rows name, once: most commits share their labels and their reasons.
 _LABELS: TypeAdapter[list[_LabelRow]] = TypeAdapter(list[_LabelRow])
 _ROW: TypeAdapter[_Row] = TypeAdapter(_Row)
-PATH = Path(MANIFEST_PATH).parent / "summaries.jsonl.gz"
+PATH = Path(paths.STATE_DIR) / "summaries.jsonl.gz"
 
 
 def _row(commit: SiteCommit, places: dict[tuple[str, LabelSource, str], int]) -> _Row:

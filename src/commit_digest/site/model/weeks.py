@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from commit_digest.meaning.relations.series import SeriesPart, series_part
 from commit_digest.models import ChangeType
 from commit_digest.site.model.calendar import IsoWeek
-from commit_digest.site.model.index import GROUP_ORDER, Day, DayStats, SiteCommit, SiteIndex, SiteNarrative
+from commit_digest.site.model.commit import GROUP_ORDER, SiteCommit
+from commit_digest.site.model.index import Day, DayStats, SiteIndex, SiteNarrative
 
 if TYPE_CHECKING:
     from commit_digest.site.model.facts import SiteFacts

@@ -17,7 +17,8 @@ from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import Label
 from commit_digest.site import paths
 from commit_digest.site.model.calendar import IsoWeek
-from commit_digest.site.model.index import Day, RepositoryChip, SiteIndex
+from commit_digest.site.model.commit import RepositoryChip
+from commit_digest.site.model.index import Day, SiteIndex
 from commit_digest.site.model.weeks import HIGHLIGHT_LINES, SECTION_LINES, previous_days, weeks_of
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.charts import ActivityCounts, Chart, render_chart

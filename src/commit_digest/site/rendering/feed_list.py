@@ -15,7 +15,8 @@ from itertools import islice
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import Importance
 from commit_digest.site import paths
-from commit_digest.site.model.index import SiteCommit, SiteIndex
+from commit_digest.site.model.commit import SiteCommit
+from commit_digest.site.model.index import SiteIndex
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.i18n import Texts
 

@@ -28,7 +28,8 @@ from commit_digest.site.rendering.impact_view import change_html, kind_name
 if TYPE_CHECKING:
     from commit_digest.meaning.impact.extract import OperatorChange
     from commit_digest.models import Analysis, Label
-    from commit_digest.site.model.index import DayStats, RepositoryChip, SiteCommit
+    from commit_digest.site.model.commit import RepositoryChip, SiteCommit
+    from commit_digest.site.model.index import DayStats
     from commit_digest.site.rendering.naming import SiteNaming
 
 # Commits whose analysis sections stay rendered: a day page and its commits' pages are rendered

@@ -18,8 +18,8 @@ from commit_digest.meaning.impact.extract import OperatorChange
 from commit_digest.meaning.relations.relation import Relation
 from commit_digest.meaning.relations.series import Series
 from commit_digest.site import paths
+from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.facts import SiteFacts
-from commit_digest.site.model.index import SiteCommit
 from commit_digest.site.model.weeks import WeekLine
 from commit_digest.site.rendering.budget import size
 from commit_digest.site.rendering.escape import title_html

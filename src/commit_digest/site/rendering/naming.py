@@ -16,7 +16,8 @@ from markupsafe import Markup
 from commit_digest.meaning.taxonomy import LabelRule, Taxonomy
 from commit_digest.models import AnalysisStatus, Label
 from commit_digest.site import paths
-from commit_digest.site.model.index import Day, SiteCommit, SiteIndex, SiteRepository
+from commit_digest.site.model.commit import SiteCommit
+from commit_digest.site.model.index import Day, SiteIndex, SiteRepository
 from commit_digest.site.model.weeks import LabelWeek
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.escape import html_text

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.model.index import SiteCommit
+from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.rendering.budget import LIST_PAGE_BUDGET, first_within
 from commit_digest.site.rendering.commit_view import FILES_SHOWN, commit_view
 from commit_digest.site.rendering.context import SiteContext

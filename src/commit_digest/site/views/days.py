@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.model.index import GROUP_ORDER
+from commit_digest.site.model.commit import GROUP_ORDER
 from commit_digest.site.rendering.budget import size
 from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.render import render

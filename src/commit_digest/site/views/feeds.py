@@ -24,7 +24,8 @@ from datetime import datetime
 
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.site import paths
-from commit_digest.site.model.index import UNANALYSED, SiteCommit, SiteIndex
+from commit_digest.site.model.commit import UNANALYSED, SiteCommit
+from commit_digest.site.model.index import SiteIndex
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.escape import plain_name, title_plain

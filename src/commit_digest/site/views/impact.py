@@ -9,7 +9,7 @@ from typing import Any
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.calendar import IsoWeek
-from commit_digest.site.model.index import SiteCommit
+from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.rendering.budget import LIST_PAGE_BUDGET, first_within
 from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.impact_view import ENTRY_IMPACT_LINES, IMPACT_KINDS, kinds_of

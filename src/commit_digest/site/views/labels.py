@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.model.index import SiteCommit
+from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.naming import LABEL_KINDS
 from commit_digest.site.rendering.render import render

@@ -8,8 +8,9 @@ from typing import Any
 
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
+from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.facts import SiteRelease
-from commit_digest.site.model.index import Day, SiteCommit
+from commit_digest.site.model.index import Day
 from commit_digest.site.model.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, WeekLine, fold_series, label_weeks
 from commit_digest.site.rendering.budget import LIST_PAGE_BUDGET, first_within
 from commit_digest.site.rendering.context import SiteContext

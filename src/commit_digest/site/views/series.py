@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from commit_digest.meaning.relations.series import Series
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
+from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.facts import SiteFacts
-from commit_digest.site.model.index import SiteCommit
 from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.render import render
 from commit_digest.site.views.base import PageSpec, View

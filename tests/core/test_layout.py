@@ -1,0 +1,149 @@
+"""The layout keeps showing the architecture: no import cycles, no module over 400 lines, views
+that import the model and the rendering helpers but never each other, a read model that imports
+neither views nor rendering nor the build machinery.
+
+Every import counts, those under ``if TYPE_CHECKING:`` and inside functions too: two modules that
+name each other are one module in two files.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = {
+    "commit_digest": ROOT / "src" / "commit_digest",
+    "commit_digest_mkdocs": ROOT / "plugins" / "commit_digest_mkdocs",
+}
+MODULE_LINES = 400
+# What may sit at the top of src/commit_digest/: the shared vocabulary, the public API, the CLI.
+TOP_MODULES = {"__init__", "models", "fields", "settings", "errors", "caps", "api", "cli", "words"}
+TOP_PACKAGES = {"analysis", "collect", "commands", "data", "legacy", "meaning", "search", "site", "store"}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for name, folder in PACKAGES.items():
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(folder).with_suffix("").parts
+            dotted = ".".join((name, *parts))
+            found[dotted.removesuffix(".__init__")] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(module: str, path: Path) -> Iterator[str]:
+    """The project modules ``module`` imports, wherever the import statement is."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            # "from package import module" imports the module; "from module import name" the module.
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        else:
+            continue
+        for name in names:
+            if name in MODULES and name != module:
+                yield name
+
+
+GRAPH = {module: set(_imports(module, path)) for module, path in MODULES.items()}
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in GRAPH[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(GRAPH):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    assert _cycles() == []
+
+
+def test_no_module_over_the_limit() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in MODULES.values()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES
+    }
+    assert long == {}
+
+
+def test_the_top_of_the_package_shows_the_pipeline() -> None:
+    top = PACKAGES["commit_digest"]
+    assert {path.stem for path in top.glob("*.py")} <= TOP_MODULES
+    assert {path.name for path in top.iterdir() if path.is_dir() and path.name != "__pycache__"} <= TOP_PACKAGES
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("commit_digest.site.views.")))
+def test_a_view_imports_no_other_view(module: str) -> None:
+    if module == "commit_digest.site.views.registry":
+        return  # the one list of views
+    views = {name for name in GRAPH[module] if name.startswith("commit_digest.site.views.")}
+    assert views <= {"commit_digest.site.views.base"}
+
+
+def test_the_read_model_imports_no_view_rendering_or_build() -> None:
+    above = ("commit_digest.site.views", "commit_digest.site.rendering", "commit_digest.site.build")
+    leaks = {
+        module: sorted(name for name in imported if name.startswith(above))
+        for module, imported in GRAPH.items()
+        if module.startswith("commit_digest.site.model")
+    }
+    assert {module: names for module, names in leaks.items() if names} == {}
+
+
+def test_rendering_imports_no_view_or_build() -> None:
+    above = ("commit_digest.site.views", "commit_digest.site.build")
+    leaks = {
+        module: sorted(name for name in imported if name.startswith(above))
+        for module, imported in GRAPH.items()
+        if module.startswith("commit_digest.site.rendering")
+    }
+    assert {module: names for module, names in leaks.items() if names} == {}
+
+
+def test_the_graph_sees_type_checking_and_function_imports() -> None:
+    """The checks above are only as good as the graph: it holds a TYPE_CHECKING import and a lazy one."""
+    assert "commit_digest.site.model.index" in GRAPH["commit_digest.site.rendering.fragments"]
+    assert any(name.startswith("commit_digest_mkdocs") for name in GRAPH["commit_digest.commands.build"])

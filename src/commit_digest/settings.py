@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from commit_digest.errors import InputError
 from commit_digest.fields import RepositoryName
-from commit_digest.meaning.taxonomy import combine_overrides
+from commit_digest.meaning.taxonomy_file import combine_overrides
 
 PLUGIN_NAME = "commit-digest"
 # Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from commit_digest.errors import TaxonomyError
-from commit_digest.meaning.taxonomy import classify, load_taxonomy, path_tokens, title_tags
+from commit_digest.meaning.label_rules import path_tokens
+from commit_digest.meaning.taxonomy import classify, load_taxonomy, title_tags
 
 PLATFORMS = ("cuda", "rocm", "xpu", "tpu", "cpu", "ascend", "hpu")
 SUBSYSTEMS = (

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from commit_digest.meaning.taxonomy import LabelRule, Taxonomy
+from commit_digest.meaning.label_rules import LabelRule
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.meaning.vocabulary import IMPORTANCE_NAMES, change_type_name
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance
 from commit_digest.search.index import SearchNames

@@ -9,7 +9,8 @@ from datetime import datetime
 from commit_digest.collect.fetch import last_fetch_time
 from commit_digest.meaning.impact.rules import impact_rules
 from commit_digest.meaning.releases import Release
-from commit_digest.meaning.taxonomy import Taxonomy, combine_overrides, load_taxonomy
+from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
+from commit_digest.meaning.taxonomy_file import combine_overrides
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings
 from commit_digest.site.model.index import SiteRepository

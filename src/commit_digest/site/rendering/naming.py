@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup
 
-from commit_digest.meaning.taxonomy import LabelRule, Taxonomy
+from commit_digest.meaning.label_rules import LabelRule
+from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import AnalysisStatus, Label
 from commit_digest.site import paths
 from commit_digest.site.model.commit import SiteCommit

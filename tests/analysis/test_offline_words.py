@@ -1,5 +1,6 @@
-"""The offline analyzer's words files: every key in every language with the same placeholders, a
-reason for every importance rule, and a damaged file named in one line."""
+"""The offline analyzer's and the vocabularies' words files: every key in every language with the
+same placeholders, a reason for every importance rule, a name for every change type and importance,
+and a damaged file named in one line."""
 
 from __future__ import annotations
 
@@ -17,10 +18,14 @@ import yaml
 from commit_digest.analysis import offline_rules
 from commit_digest.analysis.offline import offline_words
 from commit_digest.errors import InputError
+from commit_digest.meaning import vocabulary
+from commit_digest.meaning.vocabulary import change_type_name, importance_name
+from commit_digest.models import ChangeType, Importance
 from commit_digest.settings import Language
 from commit_digest.words import read_words
 
 WORDS = resources.files("commit_digest.analysis").joinpath("words")
+VOCABULARY_WORDS = resources.files("commit_digest.meaning").joinpath("words")
 LANGUAGES: tuple[str, ...] = get_args(Language)
 
 
@@ -67,6 +72,38 @@ def test_every_importance_rule_has_a_reason() -> None:
 
 def test_the_words_are_read_once_per_process() -> None:
     assert offline_words("zh") is offline_words("zh")
+
+
+def test_every_change_type_and_importance_is_named_in_every_language() -> None:
+    for language in LANGUAGES:
+        names = yaml.safe_load(VOCABULARY_WORDS.joinpath(f"{language}.yml").read_text(encoding="utf-8"))
+        expected = {f"change_type_{kind.value}" for kind in ChangeType} | {
+            f"importance_{level}" for level in Importance
+        }
+        assert set(names) == expected, language
+        for kind in ChangeType:
+            assert (
+                change_type_name(kind, language)
+                == change_type_name(kind.value, language)
+                == names[f"change_type_{kind}"]
+            )
+        for level in Importance:
+            assert (
+                importance_name(level, language)
+                == importance_name(level.value, language)
+                == names[f"importance_{level}"]
+            )
+    assert change_type_name(ChangeType.CI_BUILD, "zh") == "CI/构建"
+    assert importance_name(Importance.LOW, "en") == "low"
+    assert change_type_name("a type from elsewhere", "zh") == "a type from elsewhere"
+
+
+def test_a_vocabulary_value_named_in_no_file_is_missing(tmp_path: Path) -> None:
+    for language in LANGUAGES:
+        text = VOCABULARY_WORDS.joinpath(f"{language}.yml").read_text(encoding="utf-8")
+        (tmp_path / f"{language}.yml").write_text(text.replace("change_type_revert:", "change_type_revet:"), "utf-8")
+    with pytest.raises(InputError, match=r"zh\.yml: change_type_revert: missing \(the code asks for it\)$"):
+        read_words(tmp_path, LANGUAGES, vocabulary._KEYS)
 
 
 @pytest.fixture

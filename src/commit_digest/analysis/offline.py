@@ -22,7 +22,7 @@ from commit_digest.analysis.offline_rules import (
 )
 from commit_digest.meaning.pr_template import described_message
 from commit_digest.meaning.taxonomy import Taxonomy, classify
-from commit_digest.meaning.vocabulary import IMPORTANCE_NAMES, change_type_name
+from commit_digest.meaning.vocabulary import change_type_name, importance_name
 from commit_digest.models import (
     Analysis,
     ChangeType,
@@ -99,7 +99,7 @@ class OfflineAnalyzer:
             conclusion=" ".join(
                 [
                     text["conclusion"].format(
-                        type=type_name, importance=IMPORTANCE_NAMES[self._language][importance.value]
+                        type=type_name, importance=importance_name(importance.value, self._language)
                     ),
                     text["why"].format(reason=self._importance_reason(importance)),
                 ]

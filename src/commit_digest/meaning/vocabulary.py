@@ -1,50 +1,38 @@
-"""How the fixed vocabularies read in each output language: one table for the site, the
-offline analyzer and anything else that words a change type or an importance."""
+"""How the fixed vocabularies read in each output language: one place for the site, the search,
+the offline analyzer and anything else that names a change type or an importance.
+
+The names are data, one file per language in ``words/`` beside this module, read once per
+process and checked (``commit_digest.words``): each names every value of ``ChangeType`` and
+``Importance`` as ``change_type_<value>`` and ``importance_<value>``.
+"""
 
 from __future__ import annotations
 
+from importlib import resources
+from typing import get_args
+
 from commit_digest.models import ChangeType, Importance
+from commit_digest.settings import Language
+from commit_digest.words import Words, load_words
 
-CHANGE_TYPE_NAMES: dict[str, dict[ChangeType, str]] = {
-    "zh": {
-        ChangeType.FEATURE: "新功能",
-        ChangeType.BUGFIX: "缺陷修复",
-        ChangeType.PERFORMANCE: "性能优化",
-        ChangeType.REFACTOR: "重构",
-        ChangeType.DOCS: "文档",
-        ChangeType.TEST: "测试",
-        ChangeType.CI_BUILD: "CI/构建",
-        ChangeType.CONFIG: "配置",
-        ChangeType.DEPENDENCY: "依赖",
-        ChangeType.DEPRECATION: "弃用/移除",
-        ChangeType.REVERT: "回滚",
-        ChangeType.OTHER: "其他",
-    },
-    "en": {
-        ChangeType.FEATURE: "feature",
-        ChangeType.BUGFIX: "bug fix",
-        ChangeType.PERFORMANCE: "performance",
-        ChangeType.REFACTOR: "refactor",
-        ChangeType.DOCS: "docs",
-        ChangeType.TEST: "test",
-        ChangeType.CI_BUILD: "CI/build",
-        ChangeType.CONFIG: "config",
-        ChangeType.DEPENDENCY: "dependency",
-        ChangeType.DEPRECATION: "deprecation/removal",
-        ChangeType.REVERT: "revert",
-        ChangeType.OTHER: "other",
-    },
-}
+_WORDS = resources.files("commit_digest.meaning").joinpath("words")
+_KEYS = frozenset(
+    [f"change_type_{kind.value}" for kind in ChangeType] + [f"importance_{level.value}" for level in Importance]
+)
 
-IMPORTANCE_NAMES: dict[str, dict[Importance, str]] = {
-    "zh": {Importance.HIGH: "高", Importance.MEDIUM: "中", Importance.LOW: "低"},
-    "en": {Importance.HIGH: "high", Importance.MEDIUM: "medium", Importance.LOW: "low"},
-}
+
+def _names(language: str) -> Words:
+    return load_words(_WORDS, get_args(Language), _KEYS)[language]
 
 
 def change_type_name(change_type: ChangeType | str, language: str) -> str:
-    names = CHANGE_TYPE_NAMES[language]
+    """A change type's name in ``language``; a value that is no change type is shown as it is."""
+    names = _names(language)
     try:
-        return names[ChangeType(change_type)]
+        return names[f"change_type_{ChangeType(change_type).value}"]
     except ValueError:
         return str(change_type)
+
+
+def importance_name(importance: Importance | str, language: str) -> str:
+    return _names(language)[f"importance_{Importance(importance).value}"]

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from commit_digest.meaning.label_rules import LabelRule
 from commit_digest.meaning.taxonomy import Taxonomy
-from commit_digest.meaning.vocabulary import IMPORTANCE_NAMES, change_type_name
+from commit_digest.meaning.vocabulary import change_type_name, importance_name
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance
 from commit_digest.search.index import SearchNames
 from commit_digest.search.model import PLATFORM_GRAM, SUBSYSTEM_GRAM, SearchDocument, SearchFields
@@ -156,9 +156,7 @@ def search_names(
     directory_urls: bool = True,
     repositories: tuple[tuple[str, str], ...] = (),
 ) -> SearchNames:
-    importance = {
-        level.value: f"{_IMPORTANCE_MARKS[level]} {IMPORTANCE_NAMES[language][level]}" for level in Importance
-    }
+    importance = {level.value: f"{_IMPORTANCE_MARKS[level]} {importance_name(level, language)}" for level in Importance}
     importance[""] = _NOT_ANALYSED[language]
     return SearchNames(
         platforms=tuple((rule.id, rule.name.in_language(language)) for rule in taxonomy.platforms),

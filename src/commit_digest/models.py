@@ -12,7 +12,7 @@ from datetime import date as Date
 from datetime import tzinfo
 from enum import StrEnum
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Literal, Self, get_args
 
 from pydantic import (
     BaseModel,
@@ -238,6 +238,12 @@ class TokenUsage(StrictModel):
         )
 
 
+# The languages the product writes in: each has its words files (site/rendering/words/,
+# analysis/words/, meaning/words/) and its names in the taxonomy.
+LanguageCode = Literal["zh", "en"]
+LANGUAGE_CODES: tuple[LanguageCode, ...] = get_args(LanguageCode)
+
+
 class Provenance(StrictModel):
     analyzer: Annotated[str, StringConstraints(pattern=r"^(offline|llm:.+|legacy(:.+)?)$")]
     prompt_version: str = ""
@@ -246,7 +252,7 @@ class Provenance(StrictModel):
     status: AnalysisStatus = AnalysisStatus.OK
     error: str | None = Field(default=None, max_length=4000)
     incomplete: bool = False  # the source text ended mid-sentence (legacy imports)
-    language: Annotated[str, StringConstraints(pattern=r"^(zh|en)$")] = "zh"
+    language: Annotated[str, StringConstraints(pattern=rf"^({'|'.join(LANGUAGE_CODES)})$")] = "zh"
     usage: TokenUsage | None = None
     source_file: str | None = None
 
@@ -260,9 +266,6 @@ class Provenance(StrictModel):
     def is_llm(self) -> bool:
         return self.analyzer.startswith("llm:")
 
-
-LanguageCode = Literal["zh", "en"]
-LANGUAGE_CODES: tuple[LanguageCode, ...] = ("zh", "en")
 
 
 class AnalysisText(StrictModel):
@@ -319,7 +322,8 @@ class Analysis(StrictModel):
 
     @property
     def language(self) -> LanguageCode:
-        return "en" if self.provenance.language == "en" else "zh"
+        language = self.provenance.language
+        return language if language in LANGUAGE_CODES else "zh"  # type: ignore[return-value]
 
     @property
     def languages(self) -> tuple[LanguageCode, ...]:

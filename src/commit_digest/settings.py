@@ -15,12 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from commit_digest.errors import InputError
 from commit_digest.fields import RepositoryName
 from commit_digest.meaning.taxonomy_file import combine_overrides
+from commit_digest.models import LanguageCode
 
 PLUGIN_NAME = "commit-digest"
 # Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic
 # switch for any plugin); the CLI reads the same block and leaves them out.
 SITE_ONLY_OPTIONS: tuple[str, ...] = ("site_name", "site_description", "days_on_home", "page_size", "enabled")
-Language = Literal["zh", "en"]
+Language = LanguageCode
 DEFAULT_RELEASE_TAGS = r"^v?\d+(\.\d+)+$"
 
 

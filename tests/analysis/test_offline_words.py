@@ -77,9 +77,11 @@ def test_the_words_are_read_once_per_process() -> None:
 def test_every_change_type_and_importance_is_named_in_every_language() -> None:
     for language in LANGUAGES:
         names = yaml.safe_load(VOCABULARY_WORDS.joinpath(f"{language}.yml").read_text(encoding="utf-8"))
-        expected = {f"change_type_{kind.value}" for kind in ChangeType} | {
-            f"importance_{level}" for level in Importance
-        }
+        expected = (
+            {f"change_type_{kind.value}" for kind in ChangeType}
+            | {f"importance_{level}" for level in Importance}
+            | {"not_analysed"}
+        )
         assert set(names) == expected, language
         for kind in ChangeType:
             assert (

@@ -27,6 +27,7 @@ from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.fields import LABEL_ID_PATTERN
 from commit_digest.meaning.taxonomy import Classification, Taxonomy
 from commit_digest.models import (
+    LANGUAGE_CODES,
     Analysis,
     AnalysisText,
     ChangeType,
@@ -146,7 +147,7 @@ def reply_model(languages: Sequence[LanguageCode]) -> type[LlmReply]:
 
 def reply_languages(model: type[BaseModel]) -> tuple[LanguageCode, ...]:
     """The language codes a two-language reply model words its fields under, in order; () for one."""
-    return tuple(name for name in model.model_fields if name in ("zh", "en"))  # type: ignore[misc]
+    return tuple(name for name in model.model_fields if name in LANGUAGE_CODES)  # type: ignore[misc]
 
 
 def _without_keywords(schema: Any, keywords: frozenset[str]) -> Any:

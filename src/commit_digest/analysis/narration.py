@@ -25,7 +25,7 @@ from commit_digest.analysis import llm_schema
 from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, ask, judge_reply
 from commit_digest.analysis.llm_client import ChatReply, LlmClient, strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
-from commit_digest.analysis.prompt import LANGUAGE_NAMES, render
+from commit_digest.analysis.prompt import prompt_language_name, render
 from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
 from commit_digest.settings import DigestSettings
 from commit_digest.site.model.calendar import IsoWeek
@@ -97,7 +97,7 @@ def reply_model(languages: tuple[LanguageCode, ...]) -> type[BaseModel]:
     if not languages or len(set(languages)) != len(languages):
         raise ValueError(f"a narrative is asked for in one or more different languages, not {languages}")
     fields: dict[str, Any] = {
-        code: (_Text, Field(description=f"the narrative in {LANGUAGE_NAMES[code]}")) for code in languages
+        code: (_Text, Field(description=f"the narrative in {prompt_language_name(code)}")) for code in languages
     }
     return create_model(f"WeekNarrativeReply_{'_'.join(languages)}", __base__=_Reply, **fields)
 
@@ -149,9 +149,9 @@ class NarrativeWriter(StructuredWriter):
             "narrative_system.j2",
             repository_kind=self._repository,
             canary=NARRATIVE_CANARY,
-            languages=[(code, LANGUAGE_NAMES[code]) for code in self.languages],
+            languages=[(code, prompt_language_name(code)) for code in self.languages],
             language_codes=list(self.languages),
-            language_names=[LANGUAGE_NAMES[code] for code in self.languages],
+            language_names=[prompt_language_name(code) for code in self.languages],
             narrative_cap=PROMPT_NARRATIVE_CAP,
             schema=llm_schema.schema_text(narrative_schema(self.languages)),
         )

@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from typing import Any
 
 import jinja2
@@ -23,7 +24,8 @@ from commit_digest.analysis import llm_schema
 from commit_digest.analysis.diff_budget import FittedDiff, estimate_tokens, fit_diff
 from commit_digest.analysis.llm_client import strict_schema_of
 from commit_digest.meaning.taxonomy import Taxonomy, classify
-from commit_digest.models import ChangeType, Commit, LanguageCode
+from commit_digest.models import LANGUAGE_CODES, ChangeType, Commit, LanguageCode
+from commit_digest.words import load_words
 
 # Bump when a template or the schema changes: analyses made with another version are redone.
 # A two-language request has the same version: its analysis says what a one-language one says,
@@ -34,7 +36,8 @@ PROMPT_CANARY = "CD-CANARY-5b1e0c7d93"
 MESSAGE_CHAR_CAP = 8_000
 PR_DESCRIPTION_CHAR_CAP = 8_000
 
-LANGUAGE_NAMES: dict[str, str] = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
+# The analyzer's words (the offline sentences and what the prompts call each language).
+_WORDS = resources.files("commit_digest.analysis").joinpath("words")
 _CHANGE_TYPE_MEANINGS: dict[ChangeType, str] = {
     ChangeType.FEATURE: "new capability, model, option or API",
     ChangeType.BUGFIX: "fixes wrong behaviour, a crash or an accuracy problem",
@@ -110,9 +113,9 @@ def system_prompt(
         repository_kind=repository,
         canary=PROMPT_CANARY,
         language=language,
-        language_name=LANGUAGE_NAMES[language],
+        language_name=prompt_language_name(language),
         second_language=second_language,
-        second_language_name=LANGUAGE_NAMES[second_language] if second_language else None,
+        second_language_name=prompt_language_name(second_language) if second_language else None,
         paragraph_cap=llm_schema.PARAGRAPH_CAP,
         short_cap=llm_schema.SHORT_CAP,
         note_cap=llm_schema.NOTE_CAP,
@@ -175,3 +178,8 @@ def commit_prompt(
         clipped_count=sum(1 for file in diff.included if file.clipped_lines > 0),
     )
     return Prompt(system=system, user=user, diff=diff, boundary=boundary)
+
+
+def prompt_language_name(language: str) -> str:
+    """What the prompts call ``language`` when they ask for text in it (from ``words/<language>.yml``)."""
+    return load_words(_WORDS, LANGUAGE_CODES)[language]["prompt_language_name"]

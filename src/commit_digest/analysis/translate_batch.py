@@ -29,7 +29,7 @@ from commit_digest.analysis.llm_analyzer import utc_now
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.translate_pass import Job, JobKey, missing_languages
 from commit_digest.analysis.translation import TRANSLATE_PROMPT_VERSION, TranslationResult, Translator
-from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, LanguageCode, TokenUsage
+from commit_digest.models import LANGUAGE_CODES, Analysis, AnalysisStatus, CommitRecord, LanguageCode, TokenUsage
 from commit_digest.store.analysis_store import AnalysisStore
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
@@ -49,7 +49,7 @@ def job_custom_id(job: Job) -> str:
 
 def split_job_custom_id(custom_id: str) -> JobKey | None:
     language, _, rest = custom_id.partition(":")
-    if language not in ("zh", "en"):
+    if language not in LANGUAGE_CODES:
         return None
     repository, sha = split_custom_id(rest)
     return (repository, sha, language)  # type: ignore[return-value]

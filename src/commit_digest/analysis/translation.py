@@ -25,7 +25,7 @@ from commit_digest.analysis import llm_schema
 from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, ask, judge_reply
 from commit_digest.analysis.llm_client import ChatReply, strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
-from commit_digest.analysis.prompt import LANGUAGE_NAMES, render
+from commit_digest.analysis.prompt import prompt_language_name, render
 from commit_digest.models import (
     Analysis,
     AnalysisStatus,
@@ -139,8 +139,8 @@ class Translator(StructuredWriter):
         return render(
             "translate_system.j2",
             repository_kind=self._repository,
-            source_name=LANGUAGE_NAMES[source],
-            target_name=LANGUAGE_NAMES[target],
+            source_name=prompt_language_name(source),
+            target_name=prompt_language_name(target),
             canary=TRANSLATE_CANARY,
             paragraph_cap=PARAGRAPH_CAP,
             note_cap=NOTE_CAP,
@@ -159,7 +159,7 @@ class Translator(StructuredWriter):
             sha=commit.sha,
             title=commit.title,
             analysis=wording,
-            target_name=LANGUAGE_NAMES[target],
+            target_name=prompt_language_name(target),
         )
         messages = [
             {"role": "system", "content": self.system(analysis.language, target)},

@@ -25,7 +25,7 @@ from commit_digest.commands.common import (
 )
 from commit_digest.errors import InputError
 from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
-from commit_digest.models import AnalysisStatus
+from commit_digest.models import LANGUAGE_CODES, AnalysisStatus
 from commit_digest.settings import DigestSettings
 
 
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
         "store: a second run sends nothing.",
     )
     add_common_options(parser, repository=True)
-    parser.add_argument("--language", choices=("zh", "en"), default=None, help="language of the analyses")
+    parser.add_argument("--language", choices=LANGUAGE_CODES, default=None, help="language of the analyses")
     add_llm_options(parser, what="analyse")
     parser.add_argument("--reanalyze", action="store_true", help="analyse again even when a current analysis exists")
     parser.add_argument(

@@ -13,6 +13,7 @@ from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.meaning.taxonomy import load_taxonomy
+from commit_digest.models import LANGUAGE_CODES
 from commit_digest.store.exchange import read_all_records
 
 SAMPLE = "data/sample-vllm.jsonl"
@@ -27,7 +28,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--no-build", action="store_true", help="stop after loading and analysing")
     parser.add_argument(
         "--language",
-        choices=("zh", "en"),
+        choices=LANGUAGE_CODES,
         default=None,
         help="analyse and build the demo in this one language (default: language of mkdocs.yml)",
     )

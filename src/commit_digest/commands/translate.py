@@ -22,7 +22,7 @@ from commit_digest.commands.common import (
     print_lines,
     settings_from_args,
 )
-from commit_digest.models import AnalysisStatus
+from commit_digest.models import LANGUAGE_CODES, AnalysisStatus
 
 
 def register(subparsers: Any) -> None:
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
     add_common_options(parser, repository=True)
     parser.add_argument(
         "--language",
-        choices=("zh", "en"),
+        choices=LANGUAGE_CODES,
         default=None,
         help="translate into this language only (default: every language of the site)",
     )

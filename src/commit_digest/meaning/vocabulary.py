@@ -3,7 +3,7 @@ the offline analyzer and anything else that names a change type or an importance
 
 The names are data, one file per language in ``words/`` beside this module, read once per
 process and checked (``commit_digest.words``): each names every value of ``ChangeType`` and
-``Importance`` as ``change_type_<value>`` and ``importance_<value>``.
+``Importance`` as ``change_type_<value>`` and ``importance_<value>``, and ``not_analysed``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from commit_digest.words import Words, load_words
 
 _WORDS = resources.files("commit_digest.meaning").joinpath("words")
 _KEYS = frozenset(
-    [f"change_type_{kind.value}" for kind in ChangeType] + [f"importance_{level.value}" for level in Importance]
+    [f"change_type_{kind.value}" for kind in ChangeType]
+    + [f"importance_{level.value}" for level in Importance]
+    + ["not_analysed"]
 )
 
 
@@ -36,3 +38,8 @@ def change_type_name(change_type: ChangeType | str, language: str) -> str:
 
 def importance_name(importance: Importance | str, language: str) -> str:
     return _names(language)[f"importance_{Importance(importance).value}"]
+
+
+def not_analysed_name(language: str) -> str:
+    """What a commit with no analysis is called where importances are named (the search)."""
+    return _names(language)["not_analysed"]

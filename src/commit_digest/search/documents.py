@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from commit_digest.meaning.label_rules import LabelRule
 from commit_digest.meaning.taxonomy import Taxonomy
-from commit_digest.meaning.vocabulary import change_type_name, importance_name
+from commit_digest.meaning.vocabulary import change_type_name, importance_name, not_analysed_name
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance
 from commit_digest.search.index import SearchNames
 from commit_digest.search.model import PLATFORM_GRAM, SUBSYSTEM_GRAM, SearchDocument, SearchFields
@@ -21,7 +21,6 @@ from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.index import SiteIndex
 
 _IMPORTANCE_MARKS = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
-_NOT_ANALYSED = {"zh": "⚪ 未分析", "en": "⚪ not analysed"}
 EXCERPT_CHARS = 280  # the client shows about 200 characters, from just before the first matched word
 
 
@@ -157,7 +156,7 @@ def search_names(
     repositories: tuple[tuple[str, str], ...] = (),
 ) -> SearchNames:
     importance = {level.value: f"{_IMPORTANCE_MARKS[level]} {importance_name(level, language)}" for level in Importance}
-    importance[""] = _NOT_ANALYSED[language]
+    importance[""] = f"⚪ {not_analysed_name(language)}"
     return SearchNames(
         platforms=tuple((rule.id, rule.name.in_language(language)) for rule in taxonomy.platforms),
         subsystems=tuple((rule.id, rule.name.in_language(language)) for rule in taxonomy.subsystems),

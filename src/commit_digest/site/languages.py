@@ -14,8 +14,6 @@ from typing import Any
 from commit_digest.errors import InputError
 from commit_digest.site.rendering.i18n import LANGUAGES, Texts
 
-# What the language selector calls each language: in that language, as readers look for it.
-LANGUAGE_NAMES: Mapping[str, str] = {"zh": "中文", "en": "English"}
 # Palette toggle names the plugin translates (i18n keys); any other name is the owner's and stays.
 _PALETTE_KEYS = ("palette_to_dark", "palette_to_light", "palette_to_system")
 
@@ -33,7 +31,7 @@ def alternates(current: str, site_languages: Sequence[str]) -> list[dict[str, st
     up = "../" if language_root(current, site_languages) else ""
     return [
         {
-            "name": LANGUAGE_NAMES[code],
+            "name": Texts(code)("language_name").unescape(),
             "lang": code,
             "link": "./" if code == current else up + language_root(code, site_languages),
         }

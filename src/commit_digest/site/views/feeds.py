@@ -46,8 +46,6 @@ from commit_digest.site.views.base import PageSpec, SiteFile, View, plain
 
 GENERATOR = "commit-digest"
 _ATOM = "http://www.w3.org/2005/Atom"
-# BCP 47 tags of the site's languages (xml:lang).
-_LANGUAGE_TAGS = {"zh": "zh-CN", "en": "en"}
 # A feed without entries still needs an <updated>: a fixed instant keeps its bytes stable.
 _NEVER = "1970-01-01T00:00:00Z"
 # Characters XML 1.0 cannot hold (most C0 controls, lone surrogates, U+FFFE/U+FFFF).
@@ -96,7 +94,7 @@ class _Writer:
         return self._page_url(paths.commit_page(item.sha, repository))
 
     def document(self, feed: Feed, commits: list[SiteCommit]) -> bytes:
-        root = ET.Element("feed", {"xmlns": _ATOM, "xml:lang": _LANGUAGE_TAGS.get(self.language, self.language)})
+        root = ET.Element("feed", {"xmlns": _ATOM, "xml:lang": self.texts("language_tag").unescape()})
         feed_url = self.base + feed.path
         ET.SubElement(root, "id").text = feed_url
         ET.SubElement(root, "title").text = _xml_text(feed.title(self.site_name))

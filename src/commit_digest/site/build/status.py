@@ -72,9 +72,5 @@ def status_document(facts: dict[str, object], *, built_at: datetime, language: s
     return document
 
 
-def site_status(index: SiteIndex, *, built_at: datetime, language: str) -> dict[str, object]:
-    return status_document(status_facts(index), built_at=built_at, language=language)
-
-
 def _moment(value: datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M %Z").strip()

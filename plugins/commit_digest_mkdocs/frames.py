@@ -99,7 +99,8 @@ class ThemeFrames:
 
     def whole_page(self, src_uri: str, title_html: str, headings: Sequence[Heading], content: str) -> str:
         """The page rendered by the theme's whole template, as MkDocs renders a page: the fallback
-        for a theme whose page cannot be framed, and what a framed page must equal."""
+        for a theme whose page cannot be framed, and what a framed page must equal but for the
+        whitespace its frame leaves out (``compact_html``)."""
         page = self._page(src_uri, title_html, content, headings)
         self.rendering = True
         try:
@@ -158,7 +159,7 @@ class ThemeFrames:
         if page.url and page.url in rendered:
             places[page.url] = Slot.URL
         try:
-            frame = Frame.of(rendered, places, required=tuple(required))
+            frame = Frame.of(rendered, places, required=tuple(required)).compacted()
         except FrameError as error:
             logger.info("commit-digest: pages like %s are rendered whole: %s", src_uri, error)
             return None

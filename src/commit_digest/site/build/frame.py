@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from commit_digest.site.build.compact import compact_parts
+
 
 class Slot(Enum):
     """A place in the frame that differs from page to page."""
@@ -85,6 +87,10 @@ class Frame:
             pieces.append(values[slot])
             pieces.append(part)
         return "".join(pieces)
+
+    def compacted(self) -> Frame:
+        """The frame without the whitespace a browser never shows (``compact.compact_parts``)."""
+        return Frame(compact_parts(self.parts), self.slots)
 
     def with_head(self, text: str, marker: str = "</head>") -> Frame:
         """The frame with ``text`` just before the first ``marker`` of its own parts (e.g. a

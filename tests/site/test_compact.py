@@ -1,0 +1,101 @@
+"""The frame's compaction takes out only whitespace a browser never shows."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from commit_digest.site.build.compact import compact_html, compact_parts
+
+PAGE = """<!doctype html>
+<html>
+  <head>
+    <style>
+      pre  { tab-size:   4 }
+    </style>
+    <script>
+      var first = 1;
+      // a comment to the end of the line
+      var second  =  2;
+    </script>
+  </head>
+  <body>
+    <nav>
+      <a href="/">
+        Home
+      </a>
+      <a href="/b/">Archive</a>
+    </nav>
+    <pre><code>def f():
+        return  1
+
+    </code></pre>
+    <textarea>
+  kept   as is
+    </textarea>
+    <p>two  spaces on one line stay</p>
+  </body>
+</html>
+"""
+
+
+class _Text(HTMLParser):
+    """What a reader sees: the text, whitespace runs as one space (but in pre and textarea)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.pieces.append(data)
+
+    def seen(self) -> str:
+        return " ".join("".join(self.pieces).split())
+
+
+def _seen(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    return parser.seen()
+
+
+def test_runs_with_a_line_break_become_one_line_break() -> None:
+    compacted = compact_html(PAGE)
+    assert "\n  " not in compacted.split("<style>")[0]
+    assert "<nav>\n<a href=\"/\">\nHome\n</a>\n<a" in compacted
+    assert "two  spaces on one line stay" in compacted
+    assert len(compacted) < len(PAGE)
+
+
+def test_raw_text_elements_are_left_exactly() -> None:
+    compacted = compact_html(PAGE)
+    for element in ("style", "script", "pre", "textarea"):
+        start = PAGE.index(f"<{element}")
+        end = PAGE.index(f"</{element}>") + len(element) + 3
+        assert PAGE[start:end] in compacted, element
+
+
+def test_a_reader_sees_the_same_text() -> None:
+    assert _seen(compact_html(PAGE)) == _seen(PAGE)
+
+
+def test_parts_are_compacted_as_one_text() -> None:
+    """A script that opens in one part and closes in the next is left as it is."""
+    cut = PAGE.index("var second")
+    parts = compact_parts([PAGE[:cut], PAGE[cut:]])
+    assert "".join(parts) == compact_html(PAGE)
+    assert parts[1].startswith("var second  =  2;")
+
+
+def test_parts_holding_the_joiner_are_left_alone() -> None:
+    parts = ("a\n   b\x00", "c\n   d")
+    assert compact_parts(parts) == parts
+
+
+def test_comments_go_but_inside_raw_text() -> None:
+    html = '<p>a<!-- note\n -->b</p><script>var s = "<!-- kept -->";</script>'
+    assert compact_html(html) == '<p>ab</p><script>var s = "<!-- kept -->";</script>'
+
+
+def test_a_comment_marked_to_be_kept_stays() -> None:
+    html = "<svg><!--! Font Awesome Free, License CC BY 4.0 --><path/></svg>"
+    assert compact_html(html) == html

@@ -17,6 +17,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	bash scripts/ensure-chromium.sh
+	bash scripts/ensure-rclone.sh
 	$(BIN)/python -m pytest -n 2
 
 lint: $(STAMP)

@@ -12,7 +12,8 @@ site. A first build, a full one, or one whose shared inputs changed is swapped i
 renames). Any other build wrote only what changed: it is moved into the published site, and what
 the build no longer makes is deleted, after a journal beside the site says so — a publication
 cut short is finished by the next build. A night's publication so costs what changed (a few
-hundred renames), not a copy of the archive's pages.
+hundred renames), not a copy of the archive's pages. What is about to be published is measured
+first: a site past ``site_size_limit`` is not published at all (``site.build.size_guard``).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
-from functools import cached_property
+from datetime import date, datetime
+from functools import cached_property, partial
 from pathlib import Path
 
 from mkdocs.commands.build import build
@@ -35,10 +37,12 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 
+from commit_digest.api import Digest
 from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import PLUGIN_NAME, DigestSettings, Language, settings_from_mapping
 from commit_digest.site.build.incremental import BuildManifest, read_manifest
 from commit_digest.site.build.output import write_status
+from commit_digest.site.build.size_guard import check_site_size, site_size, size_after_publication
 from commit_digest.site.languages import language_root
 from commit_digest.site.model.followed import site_last_fetch
 from commit_digest.store.analysis_store import AnalysisStore
@@ -97,6 +101,7 @@ def run_build(
         # Nothing to render in any language: each renews its status (the footer's build time) only.
         renewals = [(build_of, facts) for build_of in builds if (facts := build_of.unchanged_status()) is not None]
         if len(renewals) == len(builds):
+            builds[0].check_size(site_size(target), target, built=False)
             for build_of, facts in renewals:
                 build_of.renew_status(facts)
             logger.info("commit-digest: nothing changed since the build of %s; only its status is renewed", target)
@@ -111,12 +116,15 @@ def run_build(
         # The default first: MkDocs empties its site_dir, and the others' live inside it.
         for build_of in builds:
             build_of.run(config_file, staging, full=full, in_place=in_place)
-        changes = [build_of.changes(staging) for build_of in builds] if in_place else []
+        changes = _Changes.merged([build_of.changes(staging) for build_of in builds]) if in_place else None
+        # Measured before anything is published: a site too large leaves the published one as it was.
+        size = site_size(staging) if changes is None else changes.size_after(staging, target)
+        builds[0].check_size(size, target, built=True)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    if in_place:
-        _publish_in_place(staging, target, _Changes.merged(changes))
+    if changes is not None:
+        _publish_in_place(staging, target, changes)
     else:
         _publish(staging, target)
     return target
@@ -170,6 +178,21 @@ class _LanguageBuild:
             return None
         # A fetch that found nothing new changes no record, but the footer says when it ran.
         return {**manifest.status, **({"last_fetch": last_fetch.isoformat()} if last_fetch else {})}
+
+    def check_size(self, size: int, target: Path, *, built: bool) -> None:
+        """Reports the site's size; warns near ``site_size_limit``, refuses a site past it."""
+        settings = _settings(self.config)
+        by_day = partial(self._commits_by_day, settings, built=built)
+        today = datetime.now(settings.zone).date()
+        check_site_size(size, settings.site_size_limit, by_day, today=today, published=target)
+
+    def _commits_by_day(self, settings: DigestSettings, *, built: bool) -> dict[date, int]:
+        """From this build's own index, else (nothing was built) from the store."""
+        if built:  # the index's days, not its records: those are read from the store, now closed
+            return {day.date: len(day.commits) for day in self.config.plugins[PLUGIN_NAME].digest().days()}
+        with AnalysisStore(settings.cache_dir) as store:
+            records = Digest(store, settings).records()
+            return dict(Counter(record.commit.committed_at.astimezone(settings.zone).date() for record in records))
 
     def renew_status(self, facts: dict[str, object]) -> None:
         settings = _settings(self.config)
@@ -259,6 +282,11 @@ class _Changes:
             [path for change in changes for path in change.delete_folders],
             [path for change in changes for path in change.replace_folders],
         )
+
+    def size_after(self, staging: Path, target: Path) -> int:
+        """The size of ``target`` once ``staging`` is published in place with these changes."""
+        folders = [*self.delete_folders, *self.replace_folders]
+        return size_after_publication(target, staging, deleted_files=self.delete_files, deleted_folders=folders)
 
 
 def _publish_in_place(staging: Path, target: Path, changes: _Changes) -> None:

@@ -42,6 +42,10 @@ class PluginConfig(Config):
     github = opt.Type(dict, default={})
     """GitHub settings for the CLI's collect step; the site build never calls GitHub."""
 
+    site_size_limit = opt.Optional(opt.Type((int, float, str)))
+    """The published site's size past which ``commit-digest build``/``nightly`` do not publish it
+    (``1GB``, ``800 MB``, ``1.5 GiB`` or bytes; default 1 GB, GitHub Pages'); they warn past 80%."""
+
     site_name = opt.Optional(opt.Type(dict))
     """The site's name per language ({zh: ..., en: ...}); a language without one keeps site_name."""
 
@@ -70,5 +74,6 @@ class PluginConfig(Config):
             "taxonomy_file",
             "llm",
             "github",
+            "site_size_limit",
         )
         return {name: self[name] for name in names if self[name] is not None}

@@ -3,6 +3,7 @@ and passed in. Nothing below reads the environment or a global config."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +24,15 @@ PLUGIN_NAME = "commit-digest"
 SITE_ONLY_OPTIONS: tuple[str, ...] = ("site_name", "site_description", "days_on_home", "page_size", "enabled")
 Language = LanguageCode
 DEFAULT_RELEASE_TAGS = r"^v?\d+(\.\d+)+$"
+# GitHub Pages' limit on a published site, in decimal units: 1 GB is 10**9 bytes (the smaller
+# reading of "1 GB", so a site under it is under either).
+DEFAULT_SITE_SIZE_LIMIT = 1_000_000_000
+_SIZE = re.compile(r"(?P<number>\d+(?:\.\d*)?|\.\d+)\s*(?P<unit>[kmgt]i?b|b)?", re.IGNORECASE)
+_SIZE_UNITS = {"b": 1} | {
+    prefix + suffix: base**power
+    for power, prefix in enumerate("kmgt", start=1)
+    for suffix, base in (("b", 1000), ("ib", 1024))
+}
 
 
 class _Settings(BaseModel):
@@ -130,6 +140,13 @@ class DigestSettings(_Settings):
     taxonomy_file: Path | None = None
     llm: LlmSettings = LlmSettings()
     github: GithubSettings = GithubSettings()
+    # The published site's size (bytes) past which a build is not published; it warns at 80%.
+    site_size_limit: int = DEFAULT_SITE_SIZE_LIMIT
+
+    @field_validator("site_size_limit", mode="before")
+    @classmethod
+    def _a_size(cls, value: Any) -> int:
+        return parse_size(value)
 
     @model_validator(mode="before")
     @classmethod
@@ -221,6 +238,19 @@ class DigestSettings(_Settings):
         if self.taxonomy_file is not None and not self.taxonomy_file.is_absolute():
             updates["taxonomy_file"] = base / self.taxonomy_file
         return self.model_copy(update=updates)
+
+
+def parse_size(value: object) -> int:
+    """Bytes from a number of bytes or a size with a unit: ``1GB``, ``800 MB``, ``1.5 GiB``
+    (kB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024)."""
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and (match := _SIZE.fullmatch(value.strip())):
+        number = float(match["number"]) * _SIZE_UNITS[(match["unit"] or "b").lower()]
+    if number is None or not math.isfinite(number) or number < 1:
+        raise ValueError(f"{value!r} is not a size: give bytes or a size such as 1GB, 800 MB or 1.5 GiB")
+    return round(number)
 
 
 def settings_from_mapping(options: Mapping[str, Any], *, where: str) -> DigestSettings:

@@ -7,7 +7,8 @@ narrate the completed weeks that have no narrative (LLM only) → save the durab
 
 A step that fails (rate limit, LLM outage, GitHub down) is reported and the night goes on:
 what is stored is still published. Exit status 0: complete; 1: partial (published, but
-something is pending and the next night retries it); 2: nothing could be published.
+something is pending and the next night retries it); 2: nothing could be published — the build
+failed, or the site passes its ``site_size_limit`` (then the published site stays the previous one).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from commit_digest.commands.restore import release_patterns
 from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
 from commit_digest.settings import DigestSettings
+from commit_digest.site.build.size_guard import SiteTooLargeError
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import restore_durable, save_durable
 
@@ -57,6 +59,7 @@ class StepReport:
     ok: bool = True
     lines: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    error: CommitDigestError | None = None  # what failed the step, when it raised
 
 
 @dataclass
@@ -132,7 +135,8 @@ def run_nightly(args: argparse.Namespace) -> int:
     built = _step(night, console, "build", lambda report: _build(args, settings, report))
     verdict = "complete" if night.complete else "partial"
     if not built:
-        verdict = "failed: the site was not built"
+        too_large = isinstance(night.steps[-1].error, SiteTooLargeError)
+        verdict = "failed: " + ("the site is too large to publish" if too_large else "the site was not built")
     print_lines(console, [f"nightly: {verdict}"])
     if not built:
         return EXIT_FAILED
@@ -146,7 +150,7 @@ def _step(night: NightReport, console: Console, name: str, body: Callable[[StepR
     try:
         body(report)
     except CommitDigestError as error:
-        report.ok = False
+        report.ok, report.error = False, error
         report.lines.append(f"failed: {error}")
     report.seconds = time.perf_counter() - started
     night.steps.append(report)

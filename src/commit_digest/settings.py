@@ -21,7 +21,14 @@ from commit_digest.models import LanguageCode
 PLUGIN_NAME = "commit-digest"
 # Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic
 # switch for any plugin); the CLI reads the same block and leaves them out.
-SITE_ONLY_OPTIONS: tuple[str, ...] = ("site_name", "site_description", "days_on_home", "page_size", "enabled")
+SITE_ONLY_OPTIONS: tuple[str, ...] = (
+    "site_name",
+    "site_description",
+    "days_on_home",
+    "page_size",
+    "workers",
+    "enabled",
+)
 Language = LanguageCode
 DEFAULT_RELEASE_TAGS = r"^v?\d+(\.\d+)+$"
 # GitHub Pages' limit on a published site, in decimal units: 1 GB is 10**9 bytes (the smaller

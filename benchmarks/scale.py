@@ -1,6 +1,7 @@
 """Build time, memory and page sizes of the site at archive scale (not a test; run by hand).
 
     .venv/bin/python -m benchmarks.scale --n 2000 [--n 8000 --n 15000] [--keep DIR] [--no-reference]
+                                         [--languages zh,en]
 
 For each N: fills a store with the synthetic archive (benchmarks/synthetic.py), builds our site
 from it with ``commit-digest build --strict``, and builds the reference — the same day and commit
@@ -11,33 +12,42 @@ fastest static site generator in common use. Every step runs as its own process;
 comes from wait4.
 Prints wall time, pages per second, peak memory per process, site bytes, the largest page, what
 a browser downloads for the home page (headless chromium against a byte-counting local server),
-the bytes one Chinese and one English query download (benchmarks/search_recall.py, when it
-exists), and the ratios of our build time to the references' — the figures that count (targets:
-at most 0.30 of mkdocs-material's time, at most 4 times Hugo's).
+the bytes one Chinese and one English query download (benchmarks/search_client.py; a query that
+fails prints what failed, and the rest still prints), and the ratios of our build time to the
+references' — the figures that count (targets: at most 0.30 of mkdocs-material's time, at most 4
+times Hugo's). Then, with or without the references, our site's bytes, files and HTML pages per
+language and whole, per commit, the commit count at which the site reaches GitHub Pages' 1 GB
+(10**9 bytes), and each language's bytes by top-level folder (benchmarks/site_bytes.py); between
+two sizes, the bytes each further commit adds.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import importlib
 import itertools
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import yaml
+from benchmarks.browser import chromium_path
 from benchmarks.hugo_reference import hugo_available
+from benchmarks.search_client import QueryFailed, open_client
+from benchmarks.search_recall import normalised_texts, term_result
+from benchmarks.site_bytes import SiteBytes, configured_languages, measure_site, report_marginal, report_site
+from benchmarks.steps import PROJECT, Step, run_step, write_project
 
-PROJECT = Path(__file__).resolve().parents[1]
+from commit_digest.meaning.taxonomy import load_taxonomy
+from commit_digest.search.documents import search_text
+from commit_digest.store.analysis_store import AnalysisStore
+
 PAGE_LIMIT = 150 * 1024
 QUERIES = ("专家路由", "FlashInfer")  # one Chinese, one English term the synthetic text uses
 REFERENCE_CONFIG = {
@@ -53,32 +63,11 @@ REFERENCE_CONFIG = {
 
 
 @dataclass
-class Step:
-    name: str
-    seconds: float
-    peak_rss_mb: float
-
-
-@dataclass
 class Result:
     n: int
     steps: list[Step] = field(default_factory=list)
     figures: dict[str, object] = field(default_factory=dict)
-
-
-def run_step(name: str, command: list[str], cwd: Path) -> Step:
-    """Runs ``command`` as a child process; its wall time and its own peak RSS (wait4)."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert process.stdout is not None
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.perf_counter() - started
-    if process.returncode != 0:
-        sys.stderr.write(output.decode(errors="replace")[-4000:])
-        raise SystemExit(f"{name} failed with exit status {process.returncode}: {' '.join(command)}")
-    return Step(name, seconds, usage.ru_maxrss / 1024)  # ru_maxrss is in KiB on Linux
+    site: SiteBytes | None = None  # our cold build's bytes by language and folder
 
 
 def site_sizes(site: Path, generated: tuple[str, ...]) -> dict[str, object]:
@@ -120,9 +109,9 @@ class _CountingHandler(SimpleHTTPRequestHandler):
 def home_page_bytes(site: Path) -> str:
     """Bytes headless chromium downloads from the site for the home page (HTML, CSS, JS, fonts,
     status.json); requests to other hosts (web fonts) fail offline and are not counted."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    chromium = chromium_path()
     if chromium is None:
-        return "TODO: no chromium on this machine"
+        return "no chromium on this machine; no figure"
     counted: list[int] = []
     handler = type("Handler", (_CountingHandler,), {"counted": counted})
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
@@ -148,42 +137,41 @@ def home_page_bytes(site: Path) -> str:
                 capture_output=True,
                 timeout=120,
             )
+    except subprocess.CalledProcessError as error:
+        return f"FAILED: chromium exited with {error.returncode}: {error.stderr.decode(errors='replace')[-300:]}"
+    except subprocess.TimeoutExpired:
+        return "FAILED: chromium did not finish the home page in 120 s"
     finally:
         server.shutdown()
     return f"{sum(counted) / 1024:.0f} KB in {len(counted)} files"
 
 
 def query_bytes(site: Path, cache: Path) -> str:
-    try:
-        search_recall = importlib.import_module("benchmarks.search_recall")
-    except ModuleNotFoundError:
-        return "TODO: benchmarks/search_recall.py (helper S) is not there yet; no figure"
-    from commit_digest.meaning.taxonomy import load_taxonomy
-    from commit_digest.search.documents import search_text
-    from commit_digest.store.analysis_store import AnalysisStore
+    """What one Chinese and one English query download; a query that fails says what failed and
+    the other is still measured."""
+    if chromium_path() is None:
+        return "no chromium on this machine; no figure"
+    from playwright.sync_api import Error as PlaywrightError  # the benchmark's own dependency (dev extra)
 
     taxonomy = load_taxonomy()
     with AnalysisStore(cache) as store:
-        texts = {record.commit.sha: search_text(record, taxonomy) for record in store.records()}
-    return "; ".join(
-        f"{found.term!r}: first results {found.first_page_bytes / 1024:.0f} KB, all {found.results} "
-        f"matches {found.all_bytes / 1024:.0f} KB (recall {found.found_expected}/{found.expected})"
-        for found in search_recall.measure_queries(site, list(QUERIES), texts)
-    )
-
-
-def write_project(target: Path, languages: tuple[str, ...] = ()) -> Path:
-    """A copy of the project's site (mkdocs.yml and docs/) to build from, in ``languages`` when given."""
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(PROJECT / "docs", target / "docs", dirs_exist_ok=True)
-    config = target / "mkdocs.yml"
-    text = (PROJECT / "mkdocs.yml").read_text(encoding="utf-8")
-    if languages:
-        theme, plugins = text.split("- commit-digest:", 1)
-        plugins = re.sub(r"(?m)^(\s+)language: \w+.*$", rf"\1languages: [{', '.join(languages)}]", plugins, count=1)
-        text = f"{theme}- commit-digest:{plugins}"
-    config.write_text(text, encoding="utf-8")
-    return config
+        texts = normalised_texts({record.commit.sha: search_text(record, taxonomy) for record in store.records()})
+    figures = []
+    try:
+        with open_client(site) as client:
+            for term in QUERIES:
+                try:
+                    found = term_result(client.run(term), texts)
+                except QueryFailed as failure:
+                    figures.append(f"FAILED: {failure}")
+                    continue
+                figures.append(
+                    f"{found.term!r}: first results {found.first_page_bytes / 1024:.0f} KB, all {found.results} "
+                    f"matches {found.all_bytes / 1024:.0f} KB (recall {found.found_expected}/{found.expected})"
+                )
+    except PlaywrightError as error:
+        figures.append(f"FAILED: the browser: {error.message.splitlines()[0]}")
+    return "; ".join(figures)
 
 
 def measure(n: int, work: Path, *, seed: int, reference: bool, languages: tuple[str, ...] = ()) -> Result:
@@ -217,6 +205,7 @@ def measure(n: int, work: Path, *, seed: int, reference: bool, languages: tuple[
     build = run_step("our build (cold)", build_command, ours)
     result.steps.append(build)
     sizes = site_sizes(ours / "site", ("days/", "commits/", "archive/", "platforms/", "subsystems/"))
+    result.site = measure_site(ours / "site", configured_languages(config), n)
     # Incremental builds (issue 9): the same command again, with nothing new, then after a new day.
     no_change = run_step("rebuild, nothing new", build_command, ours)
     result.steps.append(no_change)
@@ -281,10 +270,18 @@ def report(result: Result) -> None:
         print(f"{step.name:<24}{step.seconds:>9.1f}{step.peak_rss_mb:>14.0f}")
     for name, value in result.figures.items():
         print(f"{name:<24}{value}")
+    if result.site is not None:
+        print("\n".join(report_site(result.site)))
     sys.stdout.flush()
 
 
 def report_growth(results: list[Result]) -> None:
+    for line in report_marginal([result.site for result in results if result.site is not None]):
+        print(line)
+    report_memory_growth(results)
+
+
+def report_memory_growth(results: list[Result]) -> None:
     """How the peak memory of our builds grows per commit between the sizes measured (target
     < 15 KB), and the cold build's peak at 50,000 commits at that rate (target <= 1 GB)."""
     ours = ("our build (cold)", "rebuild, nothing new", "rebuild, one new day")

@@ -8,10 +8,9 @@ with N synthetic commits (benchmarks/synthetic.py), builds the project's site fr
 (``commit-digest build --strict``, as benchmarks/scale.py does) in a temporary folder, or in
 DIR/nN with ``--keep``, and measures that.
 
-Every query runs in a fresh context of Debian's chromium (Playwright, never ``playwright
-install``): the search page is opened with ``?q=query`` and the bytes the client fetched until
-the first results showed are recorded (manifest included); then the client is asked for every
-match, ranked (``window.digestSearch``).
+Every query runs through the site's own client in a fresh context of headless chromium
+(benchmarks/search_client.py): the bytes fetched until the first results showed (manifest
+included), then every match, ranked.
 
 - Terms (the built-in Chinese and English ones, or each ``--term``): expected matches are counted
   by plain substring (after NFKC and lowercasing, as the search normalises) over each commit's
@@ -39,10 +38,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote
 
-from benchmarks.browser import CHROMIUM_FLAGS, chromium_path, serve
+from benchmarks.search_client import QueryRun, open_client
+from benchmarks.steps import run_step, write_project
 
 from commit_digest.models import Commit
 from commit_digest.search.tokens import is_cjk, normalise, runs
@@ -62,21 +60,10 @@ SAMPLE_SEED = 15
 SHORTEST_WORD = 4  # characters of a title word worth searching for alone
 RECALL_TARGET = 0.95
 FIRST_PAGE_LIMIT = 2 * 1024 * 1024
-FLAGS = list(CHROMIUM_FLAGS)
 _PULL_REQUEST_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 
 
 # ---- results -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class QueryRun:
-    """What the client did for one query."""
-
-    query: str
-    ids: tuple[str, ...]  # the 12-digit shas of every match, best first
-    first_page_bytes: int  # fetched until the first results showed (manifest, filters, shards, rows)
-    all_bytes: int  # fetched to list and rank every match
 
 
 @dataclass(frozen=True)
@@ -152,55 +139,6 @@ def kb(size: int) -> str:
     return f"{size / 1024:.1f} KB"
 
 
-# ---- the client in chromium ---------------------------------------------------------------------
-
-
-def chromium() -> str:
-    found = chromium_path()
-    if found is None:
-        raise SystemExit("no chromium on this machine (apt-get install chromium, or set $CHROMIUM)")
-    return str(found)
-
-
-_WAIT = """(term) => {
-  const list = document.querySelector('#digest-search-results');
-  return list && list.hasAttribute('data-count') && list.getAttribute('data-query') === term;
-}"""
-
-
-class Client:
-    """The search client of a served site; each query in a fresh browser context (a cold cache)."""
-
-    def __init__(self, browser: Any, url: str) -> None:
-        self.browser = browser
-        self.url = url
-
-    def run(self, query: str) -> QueryRun:
-        context = self.browser.new_context()
-        try:
-            page = context.new_page()
-            page.goto(self.url + "search/?q=" + quote(query))
-            page.wait_for_function(_WAIT, arg=query, timeout=60_000)
-            first_bytes = int(page.get_attribute("#digest-search-results", "data-bytes") or 0)
-            everything = page.evaluate("(query) => digestSearch(query, {})", query)
-        finally:
-            context.close()
-        return QueryRun(query, tuple(everything["ids"]), first_bytes, int(everything["bytes"]))
-
-
-@contextmanager
-def open_client(site_dir: Path) -> Iterator[Client]:
-    """Serves the built site in ``site_dir`` and starts headless chromium on it."""
-    from playwright.sync_api import sync_playwright  # the benchmark's own dependency (dev extra)
-
-    with serve(Path(site_dir)) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium(), args=FLAGS, headless=True)
-        try:
-            yield Client(browser, url)
-        finally:
-            browser.close()
-
-
 # ---- terms: recall -------------------------------------------------------------------------------
 
 
@@ -221,17 +159,6 @@ def term_result(run: QueryRun, texts: Mapping[str, str]) -> TermResult:
 
 def normalised_texts(texts_by_sha: Mapping[str, str]) -> dict[str, str]:
     return {sha[:12]: normalise(text) for sha, text in texts_by_sha.items()}
-
-
-def measure_queries(site_dir: Path, terms: Sequence[str], texts_by_sha: Mapping[str, str]) -> list[TermResult]:
-    """Runs each term through the real client of the built site in ``site_dir``.
-
-    ``texts_by_sha`` maps a commit's sha (full or 12 digits) to its text; a commit is expected
-    when its text holds the term.
-    """
-    texts = normalised_texts(texts_by_sha)
-    with open_client(site_dir) as client:
-        return [term_result(client.run(term), texts) for term in terms]
 
 
 # ---- known items: ranking ------------------------------------------------------------------------
@@ -325,7 +252,6 @@ def load_archive(cache: Path, repository: str) -> Archive:
 def build_synthetic(n: int, work: Path) -> tuple[Path, Path]:
     """Fills a store with ``n`` synthetic commits and builds the project's site from it, in
     ``work`` (emptied first); returns the site and the store."""
-    from benchmarks.scale import run_step, write_project
     from benchmarks.synthetic import fill_store
 
     shutil.rmtree(work, ignore_errors=True)

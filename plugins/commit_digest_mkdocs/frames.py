@@ -100,7 +100,7 @@ class ThemeFrames:
     def whole_page(self, src_uri: str, title_html: str, headings: Sequence[Heading], content: str) -> str:
         """The page rendered by the theme's whole template, as MkDocs renders a page: the fallback
         for a theme whose page cannot be framed, and what a framed page must equal but for the
-        whitespace its frame leaves out (``compact_html``)."""
+        whitespace and escapes its frame leaves out (``compact_page``)."""
         page = self._page(src_uri, title_html, content, headings)
         self.rendering = True
         try:

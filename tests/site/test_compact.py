@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from html.parser import HTMLParser
 
-from commit_digest.site.build.compact import compact_html, compact_parts
+from commit_digest.site.build.compact import compact_html, compact_json_scripts, compact_parts
 
 PAGE = """<!doctype html>
 <html>
@@ -95,3 +96,20 @@ def test_parts_holding_the_joiner_are_left_alone() -> None:
 def test_comments_stay() -> None:
     html = "<p>a<!-- a note a tool looks for -->b</p><svg><!--! Font Awesome Free, License CC BY 4.0 --></svg>"
     assert compact_html(html) == html
+
+
+def test_the_theme_configuration_is_the_same_json_written_compactly() -> None:
+    document = {"translations": {"search.result.none": "没有找到", "a": "</script><b>&"}, "base": "../..", "n": None}
+    # As a theme prints it (Jinja's tojson): \u escapes, spaces, <, > and & escaped.
+    written = json.dumps(document, indent=2).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    html = f'<script id="__config" type="application/json">{written}</script>'
+    compacted = compact_json_scripts(html)
+    inner = compacted.removeprefix('<script id="__config" type="application/json">').removesuffix("</script>")
+    assert json.loads(inner) == document
+    assert "没有找到" in inner and "</" not in inner and "&" not in inner
+    assert len(compacted.encode()) < len(html.encode())
+
+
+def test_a_json_script_that_does_not_parse_is_left_alone() -> None:
+    html = '<script type="application/json">{"a": \x00 1}</script>'
+    assert compact_json_scripts(html) == html

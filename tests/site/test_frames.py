@@ -12,7 +12,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from commit_digest.models import CommitRecord, Importance
-from commit_digest.site.build.compact import compact_html
+from commit_digest.site.build.compact import compact_page
 from commit_digest.site.build.frame import Frame, FrameError, Slot
 from commit_digest.site.parallel import MIN_BATCH
 from commit_digest_mkdocs.plugin import CommitDigestPlugin
@@ -68,7 +68,7 @@ def test_a_framed_page_is_what_the_themes_whole_template_makes(built: tuple[Comm
         seen.add(kind)
         rendered = spec.render()
         whole = frames.whole_page(spec.src_uri, html.escape(spec.title), rendered.headings, rendered.html)
-        assert compact_html((site / output).read_text(encoding="utf-8")) == compact_html(whole), spec.src_uri
+        assert compact_page((site / output).read_text(encoding="utf-8")) == compact_page(whole), spec.src_uri
     assert len(seen) >= 8  # days, commits, months, weeks, platforms, subsystems, their months…
     assert len(plugin._generated.framed) >= 2 * MIN_BATCH  # so the build above used two worker processes
 
@@ -133,6 +133,6 @@ def test_pages_without_directory_urls_are_framed_as_the_theme_would(tmp_path: Pa
             assert output.endswith(".html") and not output.endswith("/index.html")
             rendered = spec.render()
             whole = frames.whole_page(spec.src_uri, html.escape(spec.title), rendered.headings, rendered.html)
-            assert compact_html((tmp_path / "files" / output).read_text(encoding="utf-8")) == compact_html(whole), url
+            assert compact_page((tmp_path / "files" / output).read_text(encoding="utf-8")) == compact_page(whole), url
             checked += 1
     assert checked == 6

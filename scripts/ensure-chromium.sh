@@ -6,11 +6,5 @@ if [ -n "${CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1 \
   || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1; then
   exit 0
 fi
-if [ "$(id -u)" != "0" ]; then
-  SUDO=sudo
-else
-  SUDO=
-fi
 echo "chromium is missing: installing Debian's chromium for the browser tests" >&2
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk >/dev/null
+bash "$(dirname "$0")/install-debian-packages.sh" chromium fonts-noto-cjk

@@ -6,11 +6,5 @@ set -euo pipefail
 if command -v rclone >/dev/null 2>&1; then
   exit 0
 fi
-if [ "$(id -u)" != "0" ]; then
-  SUDO=sudo
-else
-  SUDO=
-fi
 echo "rclone is missing: installing Debian's rclone" >&2
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends rclone >/dev/null
+bash "$(dirname "$0")/install-debian-packages.sh" rclone

@@ -282,3 +282,12 @@ def test_an_update_in_place_past_the_limit_is_not_half_published(
     assert project.snapshot() == before
     assert project.leftovers() == []
     assert not list(project.root.glob(".site.publishing*"))
+
+
+def test_a_link_loop_or_a_link_to_nothing_does_not_stop_the_measure(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "days").mkdir(parents=True)
+    (site / "index.html").write_bytes(b"x" * 10)
+    (site / "days" / "up").symlink_to(site, target_is_directory=True)  # days/up/days/up/…
+    (site / "gone.html").symlink_to(tmp_path / "nothing.html")
+    assert file_sizes(site) == {"index.html": 10}

@@ -41,14 +41,30 @@ class SiteTooLargeError(CommitDigestError):
 
 def file_sizes(folder: Path) -> dict[str, int]:
     """Bytes of each file below ``folder``, by its path relative to it ("commits/abc/index.html"),
-    as the Pages artifact stores them: each path of a hard-linked file, symbolic links followed."""
+    as the Pages artifact stores them: each path of a hard-linked file, symbolic links followed.
+
+    Asked at every build for the whole published site (tens of thousands of files): one scandir
+    per folder and string paths, no Path made per file."""
     sizes: dict[str, int] = {}
-    for top, folders, files in os.walk(folder, followlinks=True):
-        folders[:] = [name for name in folders if name not in NOT_PUBLISHED]
-        base = Path(top)
-        for name in files:
-            if name not in NOT_PUBLISHED:
-                sizes[(base / name).relative_to(folder).as_posix()] = (base / name).stat().st_size
+    pending = [(os.fspath(folder), "")]
+    seen: set[tuple[int, int]] = set()  # folders walked, by device and inode: a link loop ends
+    while pending:
+        directory, prefix = pending.pop()
+        identity = os.stat(directory)  # noqa: PTH116 - string paths: no Path per folder
+        if (identity.st_dev, identity.st_ino) in seen:
+            continue
+        seen.add((identity.st_dev, identity.st_ino))
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.name in NOT_PUBLISHED:
+                    continue
+                try:
+                    if entry.is_dir():  # follows a symbolic link, as tar --dereference does
+                        pending.append((entry.path, f"{prefix}{entry.name}/"))
+                    else:
+                        sizes[prefix + entry.name] = entry.stat().st_size
+                except FileNotFoundError:  # a link to nothing, or a file removed meanwhile: no bytes
+                    continue
     return sizes
 
 

@@ -23,7 +23,27 @@ from commit_digest.errors import InputError
 
 # PyYAML's safe loader, in C when PyYAML was built with libyaml: the pure-Python one takes a
 # tenth of a second for the site's words, once in every process that builds a page.
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: object, line: int) -> None:
+        super().__init__(key, line)
+        self.key, self.line = key, line
+
+
+class _WordsLoader(_SAFE_LOADER):  # type: ignore[valid-type,misc]
+    """The safe loader, but a key written twice is an error: YAML keeps the last one silently, and
+    a translator who adds a key that is already there would see their text ignored or win."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str) and key in seen:
+                raise _DuplicateKey(key, key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 Words = Mapping[str, str]
 """One language's words: a key (what the code asks for) to its text."""
@@ -70,7 +90,9 @@ def _check_key(key: str, files: Mapping[str, Traversable | Path], words: Mapping
 
 def _read_file(file: Traversable | Path) -> dict[str, str]:
     try:
-        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
+        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_WordsLoader)
+    except _DuplicateKey as error:
+        raise InputError(f"{file}, line {error.line}: {error.key}: written twice (keep one)") from error
     except FileNotFoundError as error:
         raise InputError(f"{file}: no such file") from error
     except (OSError, UnicodeDecodeError) as error:

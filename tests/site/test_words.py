@@ -150,6 +150,13 @@ def test_invalid_yaml_names_the_file_and_the_line(words_copy: Path) -> None:
     assert "not valid YAML" in message
 
 
+def test_a_key_written_twice_names_the_file_the_line_and_the_key(words_copy: Path) -> None:
+    text = (words_copy / "en.yml").read_text(encoding="utf-8")
+    (words_copy / "en.yml").write_text(text + "nav_home: Start\n", encoding="utf-8")
+    line = text.count("\n") + 1
+    assert read_error(words_copy) == f"{words_copy / 'en.yml'}, line {line}: nav_home: written twice (keep one)"
+
+
 def test_a_file_that_is_not_a_mapping_is_refused(words_copy: Path) -> None:
     (words_copy / "en.yml").write_text("- Home\n- Archive\n", encoding="utf-8")
     assert read_error(words_copy) == f"{words_copy / 'en.yml'}: expected a mapping of keys to texts, found a list"

@@ -53,11 +53,6 @@ def site_base(site_url: str | None) -> str:
     return site_url if site_url.endswith("/") else site_url + "/"
 
 
-def page_url(src_uri: str, site_url: str | None, directory_urls: bool = True) -> str:
-    """The address of the page at ``src_uri`` (absolute with a ``site_url``)."""
-    return site_base(site_url) + paths.url(src_uri, directory_urls)
-
-
 def feed_path(kind: str, label_id: str | None = None) -> str:
     """Where a feed lives under the site's root; ``label_id`` for platforms, subsystems and repositories."""
     if kind in ("all", "high", "impact"):

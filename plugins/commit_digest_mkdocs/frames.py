@@ -30,7 +30,8 @@ from commit_digest.site.views.base import Heading
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.frames")
 
-_TOC_TEMPLATE = "partials/toc.html"
+PAGE_TEMPLATE = "main.html"
+TOC_TEMPLATE = "partials/toc.html"
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,9 @@ class ThemeFrames:
         nav: Navigation,
         files: Files,
         head: Callable[[str], str] = lambda src_uri: "",  # what a page adds to its <head> (feed links)
+        *,
+        template: str = PAGE_TEMPLATE,  # the theme's template of a page, and of its table of contents
+        toc_template: str = TOC_TEMPLATE,
     ) -> None:
         self._config = config
         self._env = env
@@ -61,7 +65,8 @@ class ThemeFrames:
         self._frames: dict[FrameKey, tuple[Frame, dict[str, Any]] | None] = {}
         self._head = head
         self._targets = [page.url for page in nav.pages]
-        self._toc = env.get_template(_TOC_TEMPLATE)
+        self._template = template
+        self._toc = env.get_template(toc_template)
         self.rendering = False  # true while the other plugins' page events see a frame
 
     def key(self, url: str, headings: Sequence[Heading], content: str) -> FrameKey:
@@ -114,7 +119,7 @@ class ThemeFrames:
         file = File.generated(self._config, src_uri, content="", inclusion=InclusionLevel.NOT_IN_NAV)
         page = Page(None, file, self._config)
         page.markdown = ""
-        page.meta = {"title": title_html}
+        page.meta = {"title": title_html, "template": self._template}
         page.content = content
         page.toc = get_toc(toc_tokens(headings))
         return page

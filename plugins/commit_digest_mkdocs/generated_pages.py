@@ -23,7 +23,8 @@ from commit_digest.site.build.output import link_reused_pages
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.parallel import batches_of, map_batches
 from commit_digest.site.views.base import PageSpec
-from commit_digest_mkdocs.frames import ThemeFrames
+from commit_digest_mkdocs.frames import PAGE_TEMPLATE, TOC_TEMPLATE, ThemeFrames
+from commit_digest_mkdocs.slim_frame import SLIM_TEMPLATE, SLIM_TOC, uses_slim_frame
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
 
@@ -78,7 +79,10 @@ class GeneratedPages:
     ) -> None:
         """Each page rendered once into its theme frame and written to the site, in batches over
         worker processes."""
-        frames = self.frames = ThemeFrames(config, env, nav, files, head=head)
+        templates = (SLIM_TEMPLATE, SLIM_TOC) if uses_slim_frame(config) else (PAGE_TEMPLATE, TOC_TEMPLATE)
+        frames = self.frames = ThemeFrames(
+            config, env, nav, files, head=head, template=templates[0], toc_template=templates[1]
+        )
         # A day page and its commits' pages in one batch: they share rendered analyses.
         pages = sorted(self.framed, key=lambda page: page[0].group)
         batches = batches_of(len(pages), workers)

@@ -64,6 +64,7 @@ from commit_digest_mkdocs.frames import toc_tokens
 from commit_digest_mkdocs.generated_pages import GeneratedPages
 from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
 from commit_digest_mkdocs.navigation import NAV_PAGES, add_site_assets, add_site_files, navigation
+from commit_digest_mkdocs.slim_frame import add_frame_files, add_slim_frame
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
 
@@ -161,6 +162,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             self.site_options, site_url=config.site_url or None, site_name=config.site_name
         )
         add_site_assets(config)
+        add_slim_frame(config)
         return config
 
     # After mkdocs-gen-files (priority 0), so pages site owners generate also take precedence.
@@ -197,6 +199,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 files.append(File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.INCLUDED))
                 self._specs[spec.src_uri] = spec
             add_site_files(files, config, owned, self.site_options.language)
+            add_frame_files(files, config, owned)
             self._feeds_by_page = {}
             for feed in views.feeds:
                 self._feeds_by_page.setdefault(feed.page, []).append(feed)
@@ -209,9 +212,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             skipped,
         )
         if config.nav is None:
-            config.nav = navigation(
-                files, self.site_options.language, several_repositories=len(self.repositories) > 1
-            )
+            config.nav = navigation(files, self.site_options.language, several_repositories=len(self.repositories) > 1)
         # For the theme's 404 template (docs/overrides/404.html): its words and links.
         config.extra[EXTRA_KEY] = chrome_context(
             index, self.site_options.language, directory_urls=config.use_directory_urls

@@ -353,3 +353,31 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
+
+/* The footer's status (last update, data window, last successful fetch) and, when the data is
+   more than two days older than the build, a notice at the top of the page. It comes from
+   status.json, so a page's HTML does not change when only the build time does; set with
+   textContent, never as HTML. */
+(function () {
+  "use strict";
+  var element = document.querySelector("[data-digest-status]");
+  if (!element || !window.fetch) return;
+  fetch(element.getAttribute("data-digest-status"), { cache: "no-cache" })
+    .then(function (response) { return response.ok ? response.json() : null; })
+    .then(function (status) {
+      if (!status) return;
+      if (typeof status.text === "string") {
+        element.textContent = status.text;
+        element.hidden = false;
+      }
+      var content = document.querySelector(".md-content");
+      if (status.stale === true && typeof status.notice === "string" && content) {
+        var notice = document.createElement("div");
+        notice.className = "digest-stale";
+        notice.setAttribute("role", "status");
+        notice.textContent = status.notice;
+        content.insertBefore(notice, content.firstChild);
+      }
+    })
+    .catch(function () {});
+})();

@@ -1,0 +1,129 @@
+"""The slim frame of generated pages: the same header, sections, drawer and table of contents as
+material's pages, with icons from one shared sprite and the palette script from one shared file;
+the drawer opens and closes at phone width with and without JavaScript. Plus the sprite's pure
+parts."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from benchmarks.browser import serve
+from playwright.sync_api import Browser, expect
+
+from commit_digest.site.rendering.icon_sprite import IconError, icon_reference, parse_icon, sprite_document
+from tests.site.conftest import BuiltSite
+from tests.site.factories import sha_for
+
+MENU = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M3 6h18v2H3z"/></svg>'
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def test_an_icon_becomes_a_symbol_and_a_reference() -> None:
+    icon = parse_icon("material/menu", MENU)
+    assert (icon.id, icon.view_box, icon.body) == ("material-menu", "0 0 24 24", '<path d="M3 6h18v2H3z"/>')
+    reference = icon_reference(icon, "../../assets/digest-icons.svg")
+    assert reference == (
+        '<svg viewBox="0 0 24 24" aria-hidden="true"><use href="../../assets/digest-icons.svg#material-menu"/></svg>'
+    )
+    other = parse_icon("fontawesome/brands/git-alt", MENU.replace("0 0 24 24", "0 0 448 512"))
+    sprite = sprite_document([other, icon, icon])
+    assert sprite == sprite_document([icon, other])  # same icons, same bytes
+    symbols = ElementTree.fromstring(sprite).findall(f"{SVG_NS}symbol")
+    assert [symbol.get("id") for symbol in symbols] == ["fontawesome-brands-git-alt", "material-menu"]
+
+
+@pytest.mark.parametrize("svg", ["<svg><path/></svg>", "<div viewBox='0 0 1 1'></div>", ""])
+def test_an_icon_that_is_not_one_svg_with_a_view_box_is_refused(svg: str) -> None:
+    with pytest.raises(IconError, match="material/x"):
+        parse_icon("material/x", svg)
+
+
+def _commit_page(site: BuiltSite) -> str:
+    return site.page(f"commits/{sha_for('high-1')[:12]}/")
+
+
+def test_generated_pages_refer_to_the_shared_sprite_and_scripts(zh_site: BuiltSite) -> None:
+    page = _commit_page(zh_site)
+    # No inline icon but material's back-to-top arrow (outside the template's blocks).
+    assert page.count("<path") <= 1
+    references = re.findall(r'<use href="\.\./\.\./assets/digest-icons\.svg#([\w-]+)"/>', page)
+    assert {"material-library", "material-menu", "fontawesome-brands-git-alt"} <= set(references)
+    sprite = ElementTree.parse(zh_site.site / "assets/digest-icons.svg").getroot()
+    ids = {symbol.get("id") for symbol in sprite.findall(f"{SVG_NS}symbol")}
+    assert set(references) <= ids
+    assert '<script src="../../assets/digest-palette.js"></script>' in page
+    palette = (zh_site.site / "assets/digest-palette.js").read_text(encoding="utf-8")
+    assert palette.startswith('var palette=__md_get("__palette")') and "<script" not in palette
+    # The status script is the site's digest.js, no longer inline in every footer.
+    assert "fetch(" not in page and 'data-digest-status="../../status.json"' in page
+    # The script configuration holds what the page's components read, not the search's words.
+    config = re.search(r'<script id="__config" type="application/json">(.*?)</script>', page)
+    assert config is not None and '"base":"../.."' in config.group(1) and "search.result" not in config.group(1)
+    # One list of sections, and the table of contents of the page's headings.
+    assert page.count('class="md-tabs__link"') == page.count('class="md-tabs__item"') >= 8
+    assert 'class="md-nav__link"' not in page.split('data-md-type="toc"')[0]
+    assert '<a href="#summary" class="md-nav__link">' in page
+
+
+def test_hand_written_pages_keep_materials_own_frame(zh_site: BuiltSite) -> None:
+    about = zh_site.page("about/")
+    assert "digest-icons.svg" not in about and 'class="md-nav__link"' in about
+
+
+def test_a_site_owners_page_template_frames_the_generated_pages(tmp_path: Path) -> None:
+    from tests.site.conftest import build_site
+    from tests.site.factories import sample_records
+
+    own = '{% extends "base.html" %}{% block content %}<p class="own-frame">own</p>{{ super() }}{% endblock %}'
+    site = build_site(tmp_path / "site", sample_records()[:3], hand_written={"overrides/main.html": own})
+    page = site.page(f"commits/{sha_for('high-1')[:12]}/")
+    assert 'class="own-frame"' in page and "digest-icons.svg" not in page
+
+
+@pytest.fixture(scope="module")
+def zh_url(zh_site: BuiltSite) -> Iterator[str]:
+    with serve(zh_site.site) as url:
+        yield url
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("javascript", [True, False])
+def test_the_drawer_opens_and_closes_at_phone_width(browser: Browser, zh_url: str, javascript: bool) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 800}, java_script_enabled=javascript)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(zh_url + f"commits/{sha_for('high-1')[:12]}/")
+    archive = page.locator(".digest-nav .md-tabs__link", has_text="归档")
+    assert not archive.is_visible()  # closed: out of sight and out of the keyboard's reach
+    page.click("label.md-header__button[for='__drawer']")
+    archive.wait_for(state="visible")
+    expect(page.locator(".digest-nav")).to_be_in_viewport(ratio=1)  # slid in whole
+    # The sprite's icons draw (a <use> of a symbol that loaded has a size).
+    logo = page.locator(".digest-nav__title .md-logo svg").bounding_box()
+    assert logo is not None and logo["width"] > 10
+    archive.click()
+    page.wait_for_url("**/archive/")
+    assert errors == []
+    context.close()
+
+
+@pytest.mark.browser
+def test_the_sections_are_tabs_at_desktop_width(browser: Browser, zh_url: str) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(zh_url + f"commits/{sha_for('high-1')[:12]}/")
+    tabs = page.locator(".digest-nav .md-tabs__link")
+    boxes = [tabs.nth(number).bounding_box() for number in range(3)]
+    assert all(box is not None for box in boxes)
+    assert len({round(box["y"]) for box in boxes if box}) == 1  # one row
+    assert not page.locator(".digest-nav__title").is_visible()
+    toc = page.locator(".md-sidebar--secondary .md-nav__link").first
+    assert toc.is_visible()
+    menu = page.locator("label.md-header__button[for='__drawer'] svg")
+    assert not menu.is_visible()  # material hides the menu button where the tabs show
+    context.close()

@@ -1,7 +1,8 @@
 """What a built site's bytes are made of, and how many commits fit before the host's limit.
 
 GitHub Pages publishes a site of at most 1 GB; here 1 GB is 10**9 bytes (GitHub writes "GB"), and
-every size in this module's lines is decimal (1 KB = 1,000 bytes, 1 MB = 10**6 bytes). For one
+every size in this module's lines is decimal (1 KB = 1,000 bytes, 1 MB = 10**6 bytes). A site's
+bytes are what is published: the build's state folder (.commit-digest/) is not. For one
 built site of N commits: files, HTML pages and bytes for the whole site and for each language (the
 default language at the root, every other language in its own folder, ``en/``), those per commit,
 the commit count at which they reach 1 GB if the bytes per commit stay as measured, and each
@@ -18,6 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from commit_digest.site.paths import STATE_DIR
 
 HOST_LIMIT = 10**9  # GitHub Pages: "Published GitHub Pages sites may be no larger than 1 GB"
 TOP_FILES = "(top-level files)"  # index.html, 404.html, sitemap.xml, status.json of a language
@@ -70,6 +73,8 @@ def measure_site(site: Path, languages: Sequence[str], commits: int) -> SiteByte
             continue
         size = path.stat().st_size
         parts = path.relative_to(site).parts
+        if STATE_DIR in parts:
+            continue  # the build's state: kept for the next build, never published
         code = parts[0] if len(parts) > 1 and parts[0] in others else languages[0]
         inside = parts[1:] if code != languages[0] else parts
         folder = f"{inside[0]}/" if len(inside) > 1 else TOP_FILES

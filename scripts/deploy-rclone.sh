@@ -43,6 +43,6 @@ unset DEPLOY_RCLONE_CONFIG
 # -v logs each page uploaded or deleted: the night's changes, by name, in the run's log.
 rclone sync "${site}/" "$remote" \
   --checksum --delete-after --fast-list \
-  --exclude "/.commit-digest/**" \
+  --exclude ".commit-digest/**" \
   --stats-one-line -v \
   "$@"

@@ -208,8 +208,54 @@ def test_a_site_that_was_not_built_is_never_synced(tmp_path: Path) -> None:
     assert (remote / "index.html").read_text() == "<p>published</p>\n"
 
 
-def test_the_script_keeps_the_builds_state_folder_off_the_remote() -> None:
-    assert f'--exclude "/{STATE_DIR}/**"' in SCRIPT.read_text()
+def test_the_script_keeps_the_builds_state_folders_off_the_remote(tmp_path: Path) -> None:
+    """Every language's state (the default's at the root, en/'s in en/) stays home."""
+    site, remote = tmp_path / "site", tmp_path / "remote"
+    for folder in (site, site / "en"):
+        (folder / STATE_DIR).mkdir(parents=True)
+        (folder / STATE_DIR / "build.json").write_text("{}\n")
+        (folder / "index.html").write_text("<p>home</p>\n")
+    remote.mkdir()
+
+    night = deploy(site, str(remote), tmp_path)
+
+    assert night.returncode == 0, night.output
+    assert sorted(path.relative_to(remote).as_posix() for path in remote.rglob("*") if path.is_file()) == [
+        "en/index.html",
+        "index.html",
+    ]
+
+
+def test_the_pages_folder_is_the_site_without_its_state_and_costs_no_copy(tmp_path: Path) -> None:
+    site, published = tmp_path / "site", tmp_path / "published"
+    for folder in (site, site / "en"):
+        (folder / STATE_DIR).mkdir(parents=True)
+        (folder / STATE_DIR / "build.json").write_text("{}\n")
+        (folder / "commits" / "abc").mkdir(parents=True)
+        (folder / "commits" / "abc" / "index.html").write_text("<p>commit</p>\n")
+        (folder / "index.html").write_text("<p>home</p>\n")
+    (published / "stale.html").parent.mkdir()
+    (published / "stale.html").write_text("from an earlier run\n")
+
+    run = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "published-copy.sh"), str(site), str(published)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert run.returncode == 0, run.stderr
+    files = sorted(path.relative_to(published).as_posix() for path in published.rglob("*") if path.is_file())
+    assert files == ["commits/abc/index.html", "en/commits/abc/index.html", "en/index.html", "index.html"]
+    assert (published / "index.html").stat().st_ino == (site / "index.html").stat().st_ino  # a hard link
+    assert (site / STATE_DIR / "build.json").is_file() and (site / "en" / STATE_DIR / "build.json").is_file()
+    unbuilt = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "published-copy.sh"), str(tmp_path / "none"), str(published)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert unbuilt.returncode == 2 and "index.html is missing" in unbuilt.stderr
 
 
 def test_the_nightly_workflow_publishes_to_pages_or_syncs_with_rclone() -> None:
@@ -232,6 +278,9 @@ def test_the_nightly_workflow_publishes_to_pages_or_syncs_with_rclone() -> None:
 
     upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert upload["if"] == ON_PAGES
+    published = next(step for step in steps if "scripts/published-copy.sh site published" in step.get("run", ""))
+    assert published["if"] == ON_PAGES and upload["with"]["path"] == "published"
+    assert steps.index(published) < steps.index(upload)
     assert jobs["deploy"]["if"] == ON_PAGES
     # The partial-night flag still shows when the Pages job was skipped for rclone.
     assert "needs.deploy.result == 'skipped'" in jobs["partial"]["if"]

@@ -25,6 +25,7 @@ from commit_digest.site.build.size_guard import (
     site_size,
     size_after_publication,
 )
+from commit_digest.site.paths import STATE_DIR
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs import build as build_module
 from commit_digest_mkdocs.build import run_build
@@ -92,6 +93,9 @@ def test_the_size_counts_each_path_of_a_hard_link_and_what_a_symlink_points_to(t
     (site / ".git" / "HEAD").write_bytes(b"y" * 500)
     (site / "nested" / ".github").mkdir(parents=True)
     (site / "nested" / ".github" / "x.yml").write_bytes(b"z" * 500)
+    for state in (site / STATE_DIR, site / "en" / STATE_DIR):  # the build's own, never published
+        state.mkdir(parents=True)
+        (state / "build.json").write_bytes(b"s" * 500)
     assert file_sizes(site) == {"index.html": 1000, "commits/abc/index.html": 1000, "latest.html": 1000}
     assert site_size(site) == 3000
     assert site_size(tmp_path / "none") == 0

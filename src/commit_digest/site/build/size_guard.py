@@ -24,6 +24,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from commit_digest.errors import CommitDigestError
+from commit_digest.site import paths
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.size")
 
@@ -32,7 +33,9 @@ WARN_SHARE = 0.8
 # The archive's current rate: its commits per day over these last weeks.
 RATE_WEEKS = 8
 # What upload-pages-artifact leaves out of the artifact, at any depth.
-NOT_PUBLISHED = frozenset({".git", ".github"})
+# What a published site leaves out: what the Pages artifact excludes, and the build's own state
+# (scripts/published-copy.sh, scripts/deploy-rclone.sh).
+NOT_PUBLISHED = frozenset({".git", ".github", paths.STATE_DIR})
 
 
 class SiteTooLargeError(CommitDigestError):

@@ -46,6 +46,9 @@ class PluginConfig(Config):
     """The published site's size past which ``commit-digest build``/``nightly`` do not publish it
     (``1GB``, ``800 MB``, ``1.5 GiB`` or bytes; default 1 GB, GitHub Pages'); they warn past 80%."""
 
+    notify = opt.Type(list, default=[])
+    """Channels ``commit-digest notify`` sends each new day to (read by the CLI; the build only checks them)."""
+
     site_name = opt.Optional(opt.Type(dict))
     """The site's name per language ({zh: ..., en: ...}); a language without one keeps site_name."""
 
@@ -75,5 +78,6 @@ class PluginConfig(Config):
             "llm",
             "github",
             "site_size_limit",
+            "notify",
         )
         return {name: self[name] for name in names if self[name] is not None}

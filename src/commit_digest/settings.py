@@ -17,6 +17,7 @@ from commit_digest.errors import InputError
 from commit_digest.fields import RepositoryName
 from commit_digest.meaning.taxonomy_file import combine_overrides
 from commit_digest.models import LanguageCode
+from commit_digest.notify.config import NotifyChannel, unique_channels
 
 PLUGIN_NAME = "commit-digest"
 # Options of the plugin block that only shape the website (``enabled`` is MkDocs' generic
@@ -149,6 +150,9 @@ class DigestSettings(_Settings):
     github: GithubSettings = GithubSettings()
     # The published site's size (bytes) past which a build is not published; it warns at 80%.
     site_size_limit: int = DEFAULT_SITE_SIZE_LIMIT
+    # Where each new day's digest is sent (chat webhooks, e-mail): see notify/config.py.
+    notify: tuple[NotifyChannel, ...] = ()
+    _one_name_per_channel = field_validator("notify")(unique_channels)
 
     @field_validator("site_size_limit", mode="before")
     @classmethod

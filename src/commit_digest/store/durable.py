@@ -9,7 +9,9 @@ layout does not move when the site's time zone changes), ``<dir>/narratives/<YYY
 weeks' narratives by ISO year of their week, one line each, ordered by week and platform: two
 levels deep, so they never mix with a repository's files), ``<dir>/releases/<owner>.<name>.jsonl``
 (a repository's releases, one line each in the order they were tagged, also two levels deep; a
-GitHub owner has no dot, so the name is unambiguous) and ``<dir>/manifest.json``.
+GitHub owner has no dot, so the name is unambiguous), ``<dir>/notifications/<YYYY>.jsonl`` (which
+day was sent to which notification channel, by year of the day: ``notification_ledger``) and
+``<dir>/manifest.json``.
 
 Releases are saved so that a lost store does not spend the API requests that found them again.
 A release file is the whole truth of its repository's releases: a file no release is saved to any
@@ -35,6 +37,14 @@ from commit_digest.settings import DEFAULT_RELEASE_TAGS
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.exchange import InputProblems, input_lines, read_all_records, record_line, record_order
 from commit_digest.store.narratives import WeekNarrative
+from commit_digest.store.notification_ledger import (
+    NOTIFICATIONS_DIR,
+    Delivery,
+    NotificationLedger,
+    delivery_line,
+    delivery_order,
+    read_all_deliveries,
+)
 
 MANIFEST = "manifest.json"
 NARRATIVES_DIR = "narratives"
@@ -50,6 +60,7 @@ class SaveResult:
     digest: str
     narratives: int = 0
     releases: int = 0
+    notifications: int = 0
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,8 @@ class RestoreResult:
     releases: int = 0
     releases_added: int = 0
     releases_skipped: int = 0  # not release tags (``release_tags``, or no name git makes)
+    notifications: int = 0
+    notifications_added: int = 0
 
 
 def month_file(directory: Path, record: CommitRecord) -> Path:
@@ -111,6 +124,27 @@ def _is_release_file(directory: Path, path: Path) -> bool:
     return len(parts) == 2 and parts[0] == RELEASES_DIR
 
 
+def notification_file(directory: Path, delivery: Delivery) -> Path:
+    return _inside(directory, directory / NOTIFICATIONS_DIR / f"{delivery.day.year:04d}.jsonl")
+
+
+def _is_notification_file(directory: Path, path: Path) -> bool:
+    parts = path.relative_to(directory).parts
+    return len(parts) == 2 and parts[0] == NOTIFICATIONS_DIR
+
+
+def _notification_texts(store: AnalysisStore, directory: Path) -> tuple[dict[Path, str], int]:
+    """The notification year files' texts, and how many deliveries they hold."""
+    by_year: dict[Path, list[Delivery]] = defaultdict(list)
+    for delivery in NotificationLedger(store).deliveries():
+        by_year[notification_file(directory, delivery)].append(delivery)
+    texts = {
+        path: "".join(delivery_line(item) + "\n" for item in sorted(items, key=delivery_order))
+        for path, items in by_year.items()
+    }
+    return texts, sum(len(items) for items in by_year.values())
+
+
 def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     """Writes every record of the store into month files, every narrative into year files and every
     release into its repository's file; unchanged files are not touched."""
@@ -137,6 +171,8 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
         releases += len(items)
         ordered_items = sorted(items, key=lambda item: (item.repository, release_order(item), item.tag))
         texts[path] = "".join(release_line(item) + "\n" for item in ordered_items)
+    notification_texts, notifications = _notification_texts(store, directory)
+    texts.update(notification_texts)
     stale = [
         _inside(directory, path, follow_links=True)
         for path in (directory / RELEASES_DIR).glob("*.jsonl")
@@ -161,6 +197,8 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
         manifest["narratives"] = narratives
     if releases:
         manifest["releases"] = releases
+    if notifications:
+        manifest["notifications"] = notifications
     manifest_text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
     manifest_path = directory / MANIFEST
     if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != manifest_text:
@@ -174,7 +212,41 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
         digest=digest,
         narratives=narratives,
         releases=releases,
+        notifications=notifications,
     )
+
+
+def save_notifications(store: AnalysisStore, directory: Path) -> int:
+    """Writes the notification ledger's year files and the manifest's entries for them, leaving the
+    rest of the durable form as it is: what a notify run calls after each delivery, so the data
+    branch knows it even when the store is lost before the next full save. Without a durable form
+    yet (no manifest), writes the whole of it. Returns the files written."""
+    manifest_path = directory / MANIFEST
+    if not manifest_path.exists():
+        return save_durable(store, directory).files_written
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        files, old_digest = dict(manifest["files"]), manifest["digest"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise InputError(f"{manifest_path} is not a commit-digest manifest: {error}") from error
+    texts, notifications = _notification_texts(store, directory)
+    written = 0
+    for path in sorted(texts):
+        _inside(directory, path, follow_links=True)
+        text = texts[path]
+        files[str(path.relative_to(directory))] = hashlib.sha256(text.encode()).hexdigest()
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            _write_atomically(path, text)
+            written += 1
+    digest = _digest_of(files)
+    manifest.update(files=files, digest=digest, notifications=notifications)
+    manifest_text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    if manifest_path.read_text(encoding="utf-8") != manifest_text:
+        _write_atomically(manifest_path, manifest_text)
+    # The store matched the durable form before (a save or a restore said so): it still does.
+    if store.get_meta(_RESTORED_META) == old_digest:
+        store.set_meta(_RESTORED_META, digest)
+    return written
 
 
 def restore_durable(
@@ -200,6 +272,7 @@ def restore_durable(
     try:
         listed_records, listed_narratives = int(manifest.get("records", 0)), int(manifest.get("narratives", 0))
         listed_releases = int(manifest.get("releases", 0))
+        listed_notifications = int(manifest.get("notifications", 0))
     except (ValueError, TypeError) as error:
         raise InputError(
             f"{manifest_path}: the records, narratives or releases count is not a number: {error}"
@@ -209,6 +282,7 @@ def restore_durable(
         and len(store) >= listed_records
         and sum(1 for _ in store.narratives()) >= listed_narratives
         and sum(1 for _ in store.releases()) >= listed_releases
+        and sum(1 for _ in NotificationLedger(store).deliveries()) >= listed_notifications
     ):
         return RestoreResult(
             records=listed_records,
@@ -222,6 +296,7 @@ def restore_durable(
     batches = []
     narratives = []
     releases = []
+    deliveries = []
     for path in files:
         # The folder is a checkout anyone with push access to the data branch writes: a line with no
         # end (a file linked to /dev/zero) or bytes that are not text are errors naming the file.
@@ -231,6 +306,8 @@ def restore_durable(
                 narratives.extend(read_all_narratives(lines, source=str(path)))
             elif _is_release_file(directory, path):
                 releases.extend(read_all_releases(lines, source=str(path)))
+            elif _is_notification_file(directory, path):
+                deliveries.extend(read_all_deliveries(lines, source=str(path)))
             else:
                 batches.append(read_all_records(lines, source=str(path)))
         problems.raise_if_any()
@@ -242,6 +319,7 @@ def restore_durable(
         if is_release_tag(release.tag, patterns.get(release.repository, DEFAULT_RELEASE_TAGS))
     ]
     releases_added = sum(store.merge_release(release) for release in restorable)
+    notifications_added = NotificationLedger(store).merge(deliveries)
     store.set_meta(_RESTORED_META, digest)
     return RestoreResult(
         records=sum(len(batch) for batch in batches),
@@ -252,6 +330,8 @@ def restore_durable(
         releases=len(restorable),
         releases_added=releases_added,
         releases_skipped=len(releases) - len(restorable),
+        notifications=len(deliveries),
+        notifications_added=notifications_added,
     )
 
 

@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "stats",
     "import_legacy",
     "nightly",
+    "notify",
     "restore",
 )
 

@@ -1,0 +1,191 @@
+"""`notify`: send each new day's digest to the channels of the plugin block's ``notify:`` list.
+
+The edge of the notify package: it reads the environment (webhook URLs, secrets, SMTP logins,
+``SITE_URL``) and mkdocs.yml (``site_url``, ``use_directory_urls``, the site's names), reads the
+days it may send from the store as the site shows them, and hands them to ``notify.run``. Also
+called by ``nightly`` as its last step, after a successful build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from commit_digest.commands.common import (
+    DEFAULT_CONFIG,
+    add_common_options,
+    add_durable_dir_option,
+    open_store,
+    site_settings_from_args,
+)
+from commit_digest.errors import InputError
+from commit_digest.notify.compose import Composer, SiteLinks
+from commit_digest.notify.http_sender import HttpSender
+from commit_digest.notify.run import ChannelPlan, NotifySummary, Outbox, deliver
+from commit_digest.settings import PLUGIN_NAME, DigestSettings, read_mkdocs_yml
+from commit_digest.site.languages import language_root, site_name
+from commit_digest.site.model.followed import followed_repositories, site_last_fetch, site_records, site_taxonomy
+from commit_digest.site.model.index import Day, build_index
+from commit_digest.site.rendering.feed_list import site_base
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import save_notifications
+from commit_digest.store.leases import Lease, lapsed, this_process
+from commit_digest.store.notification_ledger import NotificationLedger
+
+LEASE = "notify"
+LEASE_SECONDS = 3600.0
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-08") from error
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "notify",
+        help="send each new day's digest to the channels of notify: (chat webhooks, e-mail), once each",
+        description="Sends each complete day not sent yet (the last catch_up_days) to every channel of the "
+        "plugin block's notify: list; what was sent is recorded in the store and the durable form and never "
+        "sent again. Webhook URLs and secrets come from the environment variables the channels name.",
+    )
+    add_common_options(parser)
+    add_durable_dir_option(parser)
+    parser.add_argument("--day", type=_day, default=None, metavar="YYYY-MM-DD", help="send this day only")
+    parser.add_argument("--dry-run", action="store_true", help="print each message as it would be sent; send nothing")
+    parser.add_argument("--site-url", default=None, metavar="URL", help="the published site (default: site_url)")
+    parser.set_defaults(handler=run_notify)
+
+
+def run_notify(args: argparse.Namespace) -> int:
+    settings = site_settings_from_args(args)
+    if not settings.notify:
+        print(f"notify: no channel: add a notify: list to the {PLUGIN_NAME} plugin block")
+        return 0
+    options = NotifyOptions(
+        config_file=args.config_file if args.config_file is not None else DEFAULT_CONFIG,
+        site_url=args.site_url,
+        day=args.day,
+        dry_run=args.dry_run,
+        durable_dir=args.durable_dir.resolve(),
+    )
+    with open_store(settings) as store:
+        summary = notify_site(store, settings, options, environ=os.environ)
+    for line in summary.lines:
+        print(f"notify: {line}")
+    return 0 if summary.ok else 1
+
+
+@dataclass(frozen=True)
+class NotifyOptions:
+    config_file: Path
+    site_url: str | None = None
+    day: date | None = None
+    dry_run: bool = False
+    durable_dir: Path | None = None  # saved after each delivery when it holds a durable form
+
+
+def resolved_site_url(config: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:
+    """mkdocs.yml's ``site_url``; ``!ENV [NAME, …, default]`` read as MkDocs reads it."""
+    value = config.get("site_url")
+    if isinstance(value, list) and value:
+        *names, default = value
+        found = next((environ[str(name)] for name in names if environ.get(str(name))), None)
+        return found or (str(default) if default else None)
+    return str(value) if value else None
+
+
+def _site_names(config: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for entry in config.get("plugins") or []:
+        if isinstance(entry, Mapping) and isinstance(entry.get(PLUGIN_NAME), Mapping):
+            names = entry[PLUGIN_NAME].get("site_name")
+            return names if isinstance(names, Mapping) else None
+    return None
+
+
+def notify_site(
+    store: AnalysisStore,
+    settings: DigestSettings,
+    options: NotifyOptions,
+    *,
+    environ: Mapping[str, str],
+    http: HttpSender | None = None,
+    now: datetime | None = None,
+) -> NotifySummary:
+    """Sends every channel its new days; the summary says what was sent and what failed."""
+    config = read_mkdocs_yml(options.config_file) if options.config_file.exists() else {}
+    site_url = options.site_url or resolved_site_url(config, environ)
+    if not site_url:
+        raise InputError("notify links the published site's pages: set site_url in mkdocs.yml or give --site-url")
+    moment = now or datetime.now(UTC)
+    zone = settings.zone
+    today = moment.astimezone(zone).date()
+    complete_before = (site_last_fetch(store, settings) or moment).astimezone(zone).date()
+    first = options.day or today - timedelta(days=max(channel.catch_up_days for channel in settings.notify))
+    last = options.day or complete_before
+    taxonomy = site_taxonomy(settings)
+    repositories = followed_repositories(settings, taxonomy)
+    records = [record for record in site_records(store, settings) if first <= record.commit.day(zone) <= last]
+    titles = {item.name: item.title for item in repositories}
+    names = _site_names(config)
+    days_by_language: dict[str, dict[date, Day]] = {}
+    plans = []
+    for channel in settings.notify:
+        language = channel.language or settings.language
+        if language not in days_by_language:
+            index = build_index(records, repositories=repositories, zone=zone, taxonomy=taxonomy, language=language)
+            days_by_language[language] = {day.date: day for day in index.days}
+        root = language_root(language, settings.languages) if language in settings.languages else ""
+        links = SiteLinks(
+            base=site_base(site_url) + root,
+            directory_urls=bool(config.get("use_directory_urls", True)),
+            several_repositories=len(repositories) > 1,
+            repository_titles=titles,
+        )
+        own_name = site_name(names, language)
+        if own_name is None and language == settings.language and isinstance(config.get("site_name"), str):
+            own_name = config["site_name"]
+        composer = Composer(channel, language, taxonomy, links, own_name)
+        plans.append(ChannelPlan(channel, composer, days_by_language[language]))
+    ledger = NotificationLedger(store)
+    durable_dir = options.durable_dir
+
+    def after_delivery() -> None:
+        if durable_dir is not None and durable_dir.is_dir():
+            save_notifications(store, durable_dir)
+
+    holder = this_process()
+    lease = holder.lease(now=moment.timestamp(), seconds=LEASE_SECONDS)
+
+    def gone(held: Lease) -> bool:
+        return lapsed(held, now=datetime.now(UTC).timestamp(), host=holder.host)
+
+    if not options.dry_run and not store.acquire_lease(LEASE, lease, lapsed=gone):
+        summary = NotifySummary(failed=1)
+        summary.lines.append("failed: another notify run is sending from this store; this run sent nothing")
+        return summary
+    sender = http or HttpSender()
+    try:
+        clock = (lambda: moment) if now is not None else (lambda: datetime.now(UTC))
+        outbox = Outbox(http=sender, environ=environ, dry_run=options.dry_run, clock=clock)
+        return deliver(
+            plans,
+            ledger,
+            outbox,
+            today=today,
+            complete_before=complete_before,
+            asked=options.day,
+            after_delivery=after_delivery,
+        )
+    finally:
+        if http is None:
+            sender.close()
+        if not options.dry_run:
+            store.release_lease(LEASE, holder.holder)

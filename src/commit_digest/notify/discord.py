@@ -1,0 +1,83 @@
+"""Discord webhook: the day as one embed (title linking the day page, the lines in its description).
+
+Limits (Discord's message reference): an embed's title 256 characters, its description 4,096, its
+footer 2,048, and 6,000 characters across a message's embeds; a bigger day is cut at a line.
+``allowed_mentions: {"parse": []}`` lets nothing ping, and untrusted text is Markdown-escaped
+(``inert.markdown_text``). Discord answers 204 (or 200); 429 with ``Retry-After`` (and
+``retry_after`` in its JSON) when rate limited.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from commit_digest.notify.fitting import fitted
+from commit_digest.notify.http_sender import ACCEPTED, Reply, Verdict, again, http_judge, refused
+from commit_digest.notify.inert import markdown_link, markdown_text
+from commit_digest.notify.message import DayMessage, MessageLine
+
+TITLE_CHARACTERS = 256
+DESCRIPTION_CHARACTERS = 4096
+FOOTER_CHARACTERS = 2048
+EMBEDS_CHARACTERS = 6000
+COLOR = 0x3B82F6
+
+
+def _line(line: MessageLine) -> str:
+    facts = " · ".join(markdown_text(fact) for fact in (line.importance, line.change_type) if fact)
+    repository = f"\\[{markdown_text(line.repository)}\\] " if line.repository else ""
+    text = f"- {repository}{markdown_link(line.url, line.title)} `{line.short_sha}` ({facts})"
+    if line.summary:
+        text += f"\n  {markdown_text(line.summary)}"
+    return text
+
+
+def render(message: DayMessage) -> dict[str, Any]:
+    parts = [markdown_text(message.counts)]
+    for section in message.sections:
+        parts.append(f"**{markdown_text(section.heading)}**\n" + "\n".join(_line(line) for line in section.lines))
+    if message.more:
+        parts.append(markdown_text(message.more))
+    parts.append(markdown_link(message.day_url, message.open_day))
+    embed: dict[str, Any] = {
+        "title": markdown_text(message.title)[:TITLE_CHARACTERS],
+        "url": message.day_url,
+        "description": "\n\n".join(parts),
+        "color": COLOR,
+    }
+    if message.scope:
+        embed["footer"] = {"text": message.scope[:FOOTER_CHARACTERS]}
+    return {"embeds": [embed], "allowed_mentions": {"parse": []}}
+
+
+def embed_characters(embed: dict[str, Any]) -> int:
+    """What Discord counts toward the 6,000: title, description, footer (and fields, author: none here)."""
+    return len(embed["title"]) + len(embed["description"]) + len(embed.get("footer", {}).get("text", ""))
+
+
+def fits(payload: dict[str, Any]) -> bool:
+    embeds = payload["embeds"]
+    return (
+        all(len(embed["description"]) <= DESCRIPTION_CHARACTERS for embed in embeds)
+        and sum(embed_characters(embed) for embed in embeds) <= EMBEDS_CHARACTERS
+    )
+
+
+def payload(message: DayMessage) -> dict[str, Any]:
+    return fitted(message, render, fits)
+
+
+def judge(reply: Reply, now: datetime) -> Verdict:
+    if reply.status == 429 and "retry-after" not in reply.headers:
+        try:
+            wait = float(reply.json_object().get("retry_after", 0))
+        except (ValueError, TypeError):
+            wait = None
+        return again("rate limited (HTTP 429)", wait)
+    shared = http_judge(reply, now)
+    if shared is not None:
+        return shared
+    if reply.status in (200, 204):
+        return ACCEPTED
+    return refused(f"HTTP {reply.status}: {reply.text()}")

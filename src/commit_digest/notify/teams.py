@@ -1,0 +1,82 @@
+"""Microsoft Teams workflow webhook ("Post to a channel when a webhook request is received"): the day
+as an Adaptive Card in a ``message`` attachment.
+
+Untrusted text goes only into ``TextRun``s of ``RichTextBlock``s, which Adaptive Cards never read as
+Markdown (a ``TextBlock`` would), so a title is never a link, formatting or a mention (a Teams
+mention needs an ``msteams.entities`` entry, and the card has none); a commit's page opens from its
+run's ``selectAction``. A Teams message holds about 28 KB; a bigger day is cut at a line. The
+workflow answers 202 (or 200); 429 when rate limited.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from commit_digest.notify.fitting import fitted, json_body
+from commit_digest.notify.http_sender import ACCEPTED, Reply, Verdict, http_judge, refused
+from commit_digest.notify.message import DayMessage, MessageLine
+
+MAX_BODY_BYTES = 28_000
+CARD_SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
+
+
+def _run(text: str, **style: Any) -> dict[str, Any]:
+    return {"type": "TextRun", "text": text, **style}
+
+
+def _rich(*runs: dict[str, Any], **style: Any) -> dict[str, Any]:
+    return {"type": "RichTextBlock", "inlines": list(runs), **style}
+
+
+def _line(line: MessageLine) -> list[dict[str, Any]]:
+    facts = " · ".join(fact for fact in (line.importance, line.change_type) if fact)
+    runs = [_run(f"[{line.repository}] ")] if line.repository else []
+    runs.append(_run(line.title, color="Accent", selectAction={"type": "Action.OpenUrl", "url": line.url}))
+    runs.append(_run(f"  {line.short_sha} ({facts})", isSubtle=True))
+    blocks = [_rich(*runs, spacing="Small")]
+    if line.summary:
+        blocks.append(_rich(_run(line.summary, isSubtle=True), spacing="None"))
+    return blocks
+
+
+def render(message: DayMessage) -> dict[str, Any]:
+    body: list[dict[str, Any]] = [
+        _rich(_run(message.title, weight="Bolder", size="Large")),
+        _rich(_run(message.counts)),
+    ]
+    if message.scope:
+        body.append(_rich(_run(message.scope, isSubtle=True), spacing="None"))
+    for section in message.sections:
+        body.append(_rich(_run(section.heading, weight="Bolder", size="Medium"), separator=True, spacing="Medium"))
+        for line in section.lines:
+            body.extend(_line(line))
+    if message.more:
+        body.append(_rich(_run(message.more, italic=True), spacing="Medium"))
+    card = {
+        "$schema": CARD_SCHEMA,
+        "type": "AdaptiveCard",
+        "version": "1.4",
+        "msteams": {"width": "Full"},
+        "body": body,
+        "actions": [{"type": "Action.OpenUrl", "title": message.open_day, "url": message.day_url}],
+    }
+    attachment = {"contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": None, "content": card}
+    return {"type": "message", "attachments": [attachment]}
+
+
+def fits(payload: dict[str, Any]) -> bool:
+    return len(json_body(payload)) <= MAX_BODY_BYTES
+
+
+def payload(message: DayMessage) -> dict[str, Any]:
+    return fitted(message, render, fits)
+
+
+def judge(reply: Reply, now: datetime) -> Verdict:
+    shared = http_judge(reply, now)
+    if shared is not None:
+        return shared
+    if reply.status in (200, 202):
+        return ACCEPTED
+    return refused(f"HTTP {reply.status}: {reply.text()}")

@@ -1,0 +1,68 @@
+"""The generic JSON webhook: the day as data, for a receiver of one's own (a bot, a bridge, a log).
+
+The body is the message as JSON (``type: commit-digest.day``): the counts as numbers, then each
+section with its commits' title, page, sha, importance, type, author and summary, as plain text
+(JSON escapes what it must; what a receiver shows, it escapes for its own markup). With a secret,
+``X-Commit-Digest-Timestamp`` and ``X-Commit-Digest-Signature`` sign the body (``signing``). Any
+2xx is accepted; 429 and 5xx are tried again. Bodies are cut at a line past 1 MB.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+from commit_digest.notify.fitting import fitted, json_body
+from commit_digest.notify.http_sender import ACCEPTED, HttpRequest, Reply, Verdict, http_judge, refused
+from commit_digest.notify.message import DayMessage
+from commit_digest.notify.signing import webhook_signature
+
+MAX_BODY_BYTES = 1_000_000
+PAYLOAD_TYPE = "commit-digest.day"
+
+
+def render(message: DayMessage) -> dict[str, Any]:
+    return {
+        "type": PAYLOAD_TYPE,
+        "channel": message.channel,
+        "language": message.language,
+        "day": message.day.isoformat(),
+        "site_name": message.site_name,
+        "title": message.title,
+        "counts": message.stats,
+        "counts_text": message.counts,
+        "scope": message.scope,
+        "sections": [
+            {"heading": section.heading, "commits": [dataclasses.asdict(line) for line in section.lines]}
+            for section in message.sections
+        ],
+        "more": message.more,
+        "left_out": message.hidden,
+        "day_url": message.day_url,
+    }
+
+
+def payload(message: DayMessage) -> dict[str, Any]:
+    return fitted(message, render, lambda sent: len(json_body(sent)) <= MAX_BODY_BYTES)
+
+
+def request(payload: dict[str, Any], url: str, secret: str | None, now: datetime) -> HttpRequest:
+    body = json_body(payload)
+    headers: dict[str, str] = {}
+    if secret:
+        timestamp = int(now.timestamp())
+        headers = {
+            "X-Commit-Digest-Timestamp": str(timestamp),
+            "X-Commit-Digest-Signature": webhook_signature(secret, timestamp, body),
+        }
+    return HttpRequest(url, body, headers=headers)
+
+
+def judge(reply: Reply, now: datetime) -> Verdict:
+    shared = http_judge(reply, now)
+    if shared is not None:
+        return shared
+    if 200 <= reply.status < 300:
+        return ACCEPTED
+    return refused(f"HTTP {reply.status}: {reply.text()}")

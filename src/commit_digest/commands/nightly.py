@@ -3,7 +3,8 @@
 restore the store from its durable form → fetch since the last stored commit → update the
 releases (new release tags, the commits each released first) → analyse what is not analysed →
 narrate the completed weeks that have no narrative (LLM only) → save the durable form →
-`mkdocs build --strict`.
+`mkdocs build --strict` → notify the channels of ``notify:`` of each new day (after a built site
+only: a failed channel marks the night partial and leaves the site as built).
 
 A step that fails (rate limit, LLM outage, GitHub down) is reported and the night goes on:
 what is stored is still published. Exit status 0: complete; 1: partial (published, but
@@ -133,6 +134,8 @@ def run_nightly(args: argparse.Namespace) -> int:
         _step(night, console, "narrate", lambda report: _narrate(store, site, args.offline, report))
         _step(night, console, "save", lambda report: _save(store, durable_dir, report))
     built = _step(night, console, "build", lambda report: _build(args, settings, report))
+    if built and settings.notify:
+        _step(night, console, "notify", lambda report: _notify(args, durable_dir, report))
     verdict = "complete" if night.complete else "partial"
     if not built:
         too_large = isinstance(night.steps[-1].error, SiteTooLargeError)
@@ -311,3 +314,16 @@ def _build(args: argparse.Namespace, settings: DigestSettings, report: StepRepor
         args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True, full=args.full
     )
     report.lines.append(f"site built into {site}")
+
+
+def _notify(args: argparse.Namespace, durable_dir: Path, report: StepReport) -> None:
+    """Each new day to each channel; what is sent is recorded in the store and the durable form."""
+    from commit_digest.commands.notify import NotifyOptions, notify_site
+
+    settings = site_settings_from_args(args)
+    config_file = args.config_file if args.config_file is not None else Path("mkdocs.yml")
+    options = NotifyOptions(config_file=config_file, durable_dir=durable_dir)
+    with open_store(settings) as store:
+        summary = notify_site(store, settings, options, environ=os.environ)
+    report.lines.extend(summary.lines)
+    report.ok = summary.ok

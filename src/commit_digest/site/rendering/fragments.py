@@ -46,14 +46,17 @@ _BADGE = '<span class="digest-badge digest-badge--%s">%s</span>'
 _ITEM = "<li>%s</li>\n"
 _NAMED_ITEM = "<li><strong>%s</strong>%s%s</li>\n"
 _PARAGRAPH = "<p>%s</p>\n"
-_CHIP = '<a class="digest-chip digest-chip--%s" href="%s">%s</a>\n'
+_CHIP = '<a href="%s">%s</a>\n'
+# Chips of one kind share a wrapper that styles them: no class per chip on pages that show
+# thousands of them.
+_CHIPS = '<span class="digest-chips digest-chips--%s">%s</span>'
 _LABEL_LINK = '<a href="%s">%s</a>%s'
 _NOTE = '<div class="admonition warning"><p class="admonition-title">%s</p><p>%s%s</p></div>\n'
 _IMPACT_LINE = (
     '<li data-kind="%s"><span class="digest-impact__kind">%s</span> %s '
     '<span class="digest-impact__path">%s</span></li>\n'
 )
-_COMMIT_LINE = '<li>%s <a href="%s">%s</a> <span class="digest-lines__type">%s · %s</span></li>\n'
+_COMMIT_LINE = '<li>%s <a href="%s">%s</a> <small>%s · %s</small></li>\n'
 _NOTHING = Markup("")
 
 
@@ -260,14 +263,16 @@ class PageFragments:
 
     def chips(self, kind: str, labels: Sequence[Label] | Sequence[RepositoryChip]) -> Markup:
         """Each label as a chip linking its page."""
-        return html_join(self._chip(kind, label.id) for label in labels)
+        if not labels:
+            return _NOTHING
+        return html_fill(_CHIPS, kind, html_join(self._chip(kind, label.id) for label in labels))
 
     def _chip(self, kind: str, label_id: str) -> Markup:
         # A day page shows a few labels' chips on most of its entries: each made once.
         key = (kind, label_id)
         if key not in self._chips:
             target, name = paths.label_page(kind, label_id), self.fragments.label_name(kind, label_id)
-            self._chips[key] = html_fill(_CHIP, kind, self.link(target), name)
+            self._chips[key] = html_fill(_CHIP, self.link(target), name)
         return self._chips[key]
 
     def label_links(self, kind: str, labels: Sequence[Label]) -> Markup:

@@ -79,7 +79,7 @@ class GeneratedPages:
     ) -> None:
         """Each page rendered once into its theme frame and written to the site, in batches over
         worker processes."""
-        templates = (SLIM_TEMPLATE, SLIM_TOC) if uses_slim_frame(config) else (PAGE_TEMPLATE, TOC_TEMPLATE)
+        templates = (SLIM_TEMPLATE, SLIM_TOC) if uses_slim_frame(config, nav) else (PAGE_TEMPLATE, TOC_TEMPLATE)
         frames = self.frames = ThemeFrames(
             config, env, nav, files, head=head, template=templates[0], toc_template=templates[1]
         )

@@ -32,16 +32,37 @@ THEME_DIR = Path(__file__).parent / "theme"
 SLIM_TEMPLATE = "digest-page.html"
 SLIM_TOC = "digest-toc.html"
 PALETTE_SCRIPT = "assets/digest-palette.js"
+SCOPE_SCRIPT = "assets/digest-scope.js"
 EXTRA_KEY = "commit_digest_frame"
 
 _SCRIPT = re.compile(r"<script>(.*)</script>", re.DOTALL)
+# The theme's own stylesheets and script, by the hashed names its base template links.
+_THEME_ASSET = re.compile(r"'(assets/(?:stylesheets/(?:main|palette)|javascripts/bundle)\.[0-9a-f]+\.min\.(?:css|js))'")
+# What material's page shows that the slim frame does not: with any of them, material's own
+# template frames every page.
+_EXTRAS_SHOWN_BY_MATERIAL = ("analytics", "consent", "version", "scope", "annotate", "tags")
 
 
-def uses_slim_frame(config: MkDocsConfig) -> bool:
-    """Material's pages, unless the site owner overrides its page template: their main.html then
-    frames the generated pages too, as it does every other page."""
+def uses_slim_frame(config: MkDocsConfig, nav: Any = None) -> bool:
+    """Whether the generated pages get the slim frame: material as this site configures it (tabs,
+    a navigation without sections, no Google fonts, no analytics, consent, version selector or
+    announcement), and no page template of the site owner's (their main.html frames the
+    generated pages too, as it does every other page)."""
+    if config.theme.name != "material":
+        return False
     custom = config.theme.custom_dir
-    return config.theme.name == "material" and not (custom and (Path(custom) / "main.html").is_file())
+    if custom and any((Path(custom) / name).is_file() for name in ("main.html", "base.html")):
+        return False
+    features = config.theme.get("features") or []
+    extra = config.extra
+    return (
+        "navigation.tabs" in features
+        and "navigation.tabs.sticky" not in features
+        and "announce.dismiss" not in features
+        and config.theme.get("font") is False
+        and not any(extra.get(name) for name in _EXTRAS_SHOWN_BY_MATERIAL)
+        and (nav is None or FrameHelpers.flat(nav))
+    )
 
 
 def add_slim_frame(config: MkDocsConfig) -> None:
@@ -54,8 +75,10 @@ def add_slim_frame(config: MkDocsConfig) -> None:
 class FrameHelpers:
     """What the slim template calls: an icon by its role, and whether the navigation is flat."""
 
-    def __init__(self, icons: dict[str, Icon]) -> None:
+    def __init__(self, icons: dict[str, Icon], stylesheets: list[str], bundle: str) -> None:
         self._icons = icons
+        self.stylesheets = stylesheets  # the theme's own, before the site's extra_css
+        self.bundle = bundle  # the theme's script
 
     def icon(self, role: str, base_url: str) -> Markup:
         icon = self._icons.get(role)
@@ -77,11 +100,14 @@ def add_frame_files(files: Files, config: MkDocsConfig, owned: set[str]) -> None
         return
     env = config.theme.get_env()
     icons = {role: _icon(env, name) for role, name in _icon_names(config).items()}
-    config.extra[EXTRA_KEY] = FrameHelpers(icons)
-    if SPRITE_PATH not in owned:
-        files.append(File.generated(config, SPRITE_PATH, content=sprite_document(icons.values())))
-    if PALETTE_SCRIPT not in owned:
-        files.append(File.generated(config, PALETTE_SCRIPT, content=_palette_script(env)))
+    assets = _theme_assets(env)
+    stylesheets = [path for path in assets if "/main." in path or ("/palette." in path and config.theme.get("palette"))]
+    bundle = next(path for path in assets if path.endswith(".js"))
+    config.extra[EXTRA_KEY] = FrameHelpers(icons, stylesheets, bundle)
+    scripts = {PALETTE_SCRIPT: _palette_script(env), SCOPE_SCRIPT: _scope_script(env, config)}
+    for path, content in [(SPRITE_PATH, sprite_document(icons.values())), *scripts.items()]:
+        if path not in owned:
+            files.append(File.generated(config, path, content=content))
 
 
 def _icon_names(config: MkDocsConfig) -> dict[str, str]:
@@ -92,6 +118,7 @@ def _icon_names(config: MkDocsConfig) -> dict[str, str]:
         "menu": chosen.get("menu") or "material/menu",
         "repo": chosen.get("repo") or "fontawesome/brands/git-alt",
         "alternate": chosen.get("alternate") or "material/translate",
+        "top": chosen.get("top") or "material/arrow-up",
     }
     palette = config.theme.get("palette")
     if isinstance(palette, list):
@@ -108,6 +135,26 @@ def _icon(env: jinja2.Environment, name: str) -> Icon:
         return parse_icon(name, source)
     except (jinja2.TemplateNotFound, IconError) as error:
         raise PluginError(f"commit-digest: the theme's icon {name!r} cannot be used: {error}") from error
+
+
+def _theme_assets(env: jinja2.Environment) -> list[str]:
+    """The theme's main and palette stylesheets and its script, as its base template names them."""
+    source = env.loader.get_source(env, "base.html")[0]  # type: ignore[union-attr]
+    found = list(dict.fromkeys(_THEME_ASSET.findall(source)))
+    if len(found) != 3:
+        raise PluginError(f"commit-digest: the theme's base.html names {found} as its assets; expected three")
+    return found
+
+
+def _scope_script(env: jinja2.Environment, config: MkDocsConfig) -> str:
+    """Material's storage helpers, scoped to the site's root as on its pages: from a shared file
+    under assets/, the root is the folder above the script's own address."""
+    rendered = env.get_template("partials/javascripts/base.html").render(config=config, base_url="..")
+    found = _SCRIPT.search(rendered)
+    marker = 'new URL("..",location)'
+    if found is None or marker not in found.group(1):
+        raise PluginError("commit-digest: the theme's storage script has an unexpected form")
+    return found.group(1).replace(marker, 'new URL("..",document.currentScript.src)').strip() + "\n"
 
 
 def _palette_script(env: jinja2.Environment) -> str:

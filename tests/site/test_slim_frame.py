@@ -48,16 +48,22 @@ def _commit_page(site: BuiltSite) -> str:
 
 def test_generated_pages_refer_to_the_shared_sprite_and_scripts(zh_site: BuiltSite) -> None:
     page = _commit_page(zh_site)
-    # No inline icon but material's back-to-top arrow (outside the template's blocks).
-    assert page.count("<path") <= 1
+    assert "<path" not in page  # no inline icon
     references = re.findall(r'<use href="\.\./\.\./assets/digest-icons\.svg#([\w-]+)"/>', page)
-    assert {"material-library", "material-menu", "fontawesome-brands-git-alt"} <= set(references)
+    assert {"material-library", "material-menu", "fontawesome-brands-git-alt", "material-arrow-up"} <= set(references)
     sprite = ElementTree.parse(zh_site.site / "assets/digest-icons.svg").getroot()
     ids = {symbol.get("id") for symbol in sprite.findall(f"{SVG_NS}symbol")}
     assert set(references) <= ids
     assert '<script src="../../assets/digest-palette.js"></script>' in page
     palette = (zh_site.site / "assets/digest-palette.js").read_text(encoding="utf-8")
     assert palette.startswith('var palette=__md_get("__palette")') and "<script" not in palette
+    # Material's storage helpers, scoped to the site's root from the shared file's own address.
+    assert '<script src="../../assets/digest-scope.js"></script>' in page and "__md_scope" not in page
+    scope = (zh_site.site / "assets/digest-scope.js").read_text(encoding="utf-8")
+    assert scope.startswith('__md_scope=new URL("..",document.currentScript.src)')
+    # The theme's own stylesheets and script, by their hashed names.
+    assert re.search(r'href="\.\./\.\./assets/stylesheets/main\.[0-9a-f]+\.min\.css"', page)
+    assert re.search(r'src="\.\./\.\./assets/javascripts/bundle\.[0-9a-f]+\.min\.js"', page)
     # The status script is the site's digest.js, no longer inline in every footer.
     assert "fetch(" not in page and 'data-digest-status="../../status.json"' in page
     # The script configuration holds what the page's components read, not the search's words.
@@ -72,6 +78,37 @@ def test_generated_pages_refer_to_the_shared_sprite_and_scripts(zh_site: BuiltSi
 def test_hand_written_pages_keep_materials_own_frame(zh_site: BuiltSite) -> None:
     about = zh_site.page("about/")
     assert "digest-icons.svg" not in about and 'class="md-nav__link"' in about
+
+
+@pytest.mark.parametrize(
+    ("change", "slim"),
+    [
+        ({}, True),
+        ({"theme": {"name": "readthedocs"}}, False),
+        ({"theme": {"features": ["navigation.top"]}}, False),  # no tabs: material's sidebar navigation
+        ({"theme": {"features": ["navigation.tabs", "navigation.tabs.sticky"]}}, False),
+        ({"theme": {"font": {"text": "Roboto"}}}, False),
+        ({"extra": {"analytics": {"provider": "google", "property": "G-X"}}}, False),
+        ({"extra": {"version": {"provider": "mike"}}}, False),
+    ],
+)
+def test_the_slim_frame_is_for_material_as_the_site_configures_it(
+    change: dict[str, dict], slim: bool, tmp_path: Path
+) -> None:
+    from mkdocs.config.defaults import MkDocsConfig
+
+    from commit_digest_mkdocs.slim_frame import uses_slim_frame
+
+    theme: dict[str, object] = {"name": "material", "features": ["navigation.tabs"], "font": False}
+    theme.update(change.get("theme", {}))
+    config = MkDocsConfig()
+    (tmp_path / "docs").mkdir()
+    config.load_dict(
+        {"site_name": "x", "docs_dir": str(tmp_path / "docs"), "theme": theme, "extra": change.get("extra", {})}
+    )
+    errors, _ = config.validate()
+    assert not errors
+    assert uses_slim_frame(config) is slim
 
 
 def test_a_site_owners_page_template_frames_the_generated_pages(tmp_path: Path) -> None:

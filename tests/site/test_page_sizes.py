@@ -35,16 +35,16 @@ DAY = datetime(2026, 2, 3, tzinfo=UTC)
 LONG = "长文本分析 long analysis text " * 60  # ~1.9 K characters, the model's limit per paragraph
 
 
-def _long_analysis(importance: Importance, number: int) -> Analysis:
+def _long_analysis(importance: Importance, number: int, text: str = LONG) -> Analysis:
     return Analysis(
         change_type=ChangeType.FEATURE,
         importance=importance,
-        summary=tuple(f"summary {number}-{bullet} {LONG}"[:2000] for bullet in range(5)),
-        impact_scope=tuple(ImpactItem(area=f"area {item}", note=LONG[:900]) for item in range(5)),
-        insights=TechnicalInsights(architecture=LONG, performance=LONG, compatibility=LONG),
-        risks=(LONG, LONG),
-        recommendations=(Recommendation(audience="用户", advice=LONG),),
-        conclusion=LONG,
+        summary=tuple(f"summary {number}-{bullet} {text}"[:2000] for bullet in range(5)),
+        impact_scope=tuple(ImpactItem(area=f"area {item}", note=text[:900]) for item in range(5)),
+        insights=TechnicalInsights(architecture=text, performance=text, compatibility=text),
+        risks=(text, text),
+        recommendations=(Recommendation(audience="用户", advice=text),),
+        conclusion=text,
         platforms=(label("cuda", "reason"),),
         provenance=Provenance(analyzer="llm:gpt-test", created_at=CREATED),
     )
@@ -88,12 +88,33 @@ def test_a_day_of_long_analyses_keeps_to_its_budget_full_analyses_first_by_impor
     entries = _entries(html)
     assert len(entries) == 60  # every commit keeps its entry
     forms = [_form(entry) for entry in entries]
-    assert "full" in forms, "at least the most important commits show their whole analysis"
+    # An analysis at the model's every cap is larger than the day's budget for full analyses: it
+    # is read on its commit page, a link away.
+    assert "full" not in forms
     # Full analyses come first (high, then medium), then summaries, then title lines only.
     assert forms == sorted(forms, key=["full", "summary", "title"].index)
     assert entries[0].startswith(sha_for("long-57")[:12])  # newest high-importance commit first
     assert "summary" in forms
     assert _day_html(records) == html  # deterministic
+
+
+def test_the_most_important_commits_of_a_day_show_their_analysis_in_full_once() -> None:
+    """Analyses of a common length: the high-importance commits' in full (their first summary
+    bullet once, as the entry's gist, not again inside), the others' gist and a link."""
+    records = [
+        record.model_copy(update={"analysis": _long_analysis(record.analysis.importance, number, text=LONG[:400])})
+        for number, record in enumerate(_long_day(45))
+    ]
+    html = _day_html(records)
+    entries = _entries(html)
+    forms = [_form(entry) for entry in entries]
+    assert forms[0] == "full" and "summary" in forms
+    assert forms == sorted(forms, key=["full", "summary", "title"].index)
+    high = next(record for record in reversed(records) if record.analysis.importance is Importance.HIGH)
+    assert high.analysis is not None  # the newest high-importance commit comes first
+    assert entries[0].startswith(high.commit.sha[:12])
+    assert entries[0].count(high.analysis.summary[0][:60]) == 1
+    assert high.analysis.summary[1][:60] in entries[0]
 
 
 def test_summaries_keep_their_own_budget() -> None:

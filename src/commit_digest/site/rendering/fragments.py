@@ -13,6 +13,7 @@ is escaped once, on the same path as in the templates.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -219,12 +220,16 @@ class Fragments:
         )
         return html_fill('<ul class="digest-impact">\n%s</ul>', html_join(lines))
 
-    def analysis_sections(self, item: SiteCommit, level: int) -> Markup:
+    def analysis_sections(self, item: SiteCommit, level: int, *, after_gist: bool = False) -> Markup:
         """A commit's analysis, its headings at ``level`` (0: bold lines): the sections are
-        rendered once for the commit's page and its day's entry."""
+        rendered once for the commit's page and its day's entry. ``after_gist``: without the
+        first summary bullet, which the day's entry shows just above."""
         analysis = item.analysis
         assert analysis is not None
         parts = self._analyses.get((item.repository, item.sha), lambda: analysis_parts(analysis, self.context))
+        if after_gist and parts and parts[0].anchor == "summary":
+            rest = analysis.summary[1:]
+            parts = ((dataclasses.replace(parts[0], body=bullet_list(rest)),) if rest else ()) + parts[1:]
         return self._sections(parts, level)
 
     def clipped_analysis_sections(self, item: SiteCommit, level: int, chars: int) -> Markup:

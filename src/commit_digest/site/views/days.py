@@ -20,7 +20,9 @@ from commit_digest.site.views.base import PageSpec, View, plain
 # All of it keeps under the third, room kept for the line of links of every commit to come:
 # with the theme around it and the table of contents, the page stays under 150 KB however long
 # the analyses are (a day of ~150 commits would fill it with their lines of links alone).
-DAY_SECTIONS_BUDGET = 60_000
+# The full analyses are those of the day's most important commits (the order is by importance):
+# the others' are a link away, on their commit pages, not repeated on the day's.
+DAY_SECTIONS_BUDGET = 24_000
 DAY_SUMMARIES_BUDGET = 80_000
 DAY_ENTRIES_LIMIT = 115_000
 

@@ -96,6 +96,7 @@ def _smtp_server(channel: EmailChannel, environ: Mapping[str, str], dry_run: boo
         security=channel.security,
         user=_variable(environ, channel.user_env, dry_run=dry_run),
         password=_variable(environ, channel.password_env, dry_run=dry_run),
+        login_source=f"{channel.user_env} and {channel.password_env}",
     )
 
 

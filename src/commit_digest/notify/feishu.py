@@ -3,8 +3,10 @@
 The card's header is plain text; its sections are ``div`` elements of ``lark_md`` in which every
 untrusted text is escaped (``inert.lark_text``: ``<at user_id="all">`` stays text); a button opens
 the day page. With a signing secret, the body carries ``timestamp`` and ``sign`` (``signing``).
-A request body may hold at most 20 KB (Feishu's custom bot guide); a bigger day is cut at a line.
-Feishu answers 200 with ``{"code": 0}``; code 11232 (or 9499) means rate limited, as does HTTP 429.
+A request body may hold at most 20 KB (the custom bot guide's error table, under code 9499 "Bad
+Request"; the 30 KB of the app bots' message API is not the custom bot's); a bigger day is cut at a
+line. Feishu answers 200 with ``{"code": 0}``; code 11232 means rate limited, as does HTTP 429.
+9499 is tried again as well, though that table names it a bad request (not confirmed either way).
 """
 
 from __future__ import annotations

@@ -4,8 +4,11 @@ as an Adaptive Card in a ``message`` attachment.
 Untrusted text goes only into ``TextRun``s of ``RichTextBlock``s, which Adaptive Cards never read as
 Markdown (a ``TextBlock`` would), so a title is never a link, formatting or a mention (a Teams
 mention needs an ``msteams.entities`` entry, and the card has none); a commit's page opens from its
-run's ``selectAction``. A Teams message holds about 28 KB; a bigger day is cut at a line. The
-workflow answers 202 (or 200); 429 when rate limited.
+run's ``selectAction``. A Teams message holds about 28 KB (the Teams connector's "Post card in a
+chat or channel", which the workflow runs, fails past it with "Request Entity too large"; the
+incoming-webhook guide gives the same 28 KB), so the body is kept to 28,000 bytes of UTF-8 (sent
+with ``charset=utf-8``: a body without it has been measured as UTF-16, twice its size); a bigger
+day is cut at a line. The workflow answers 202 (or 200); 429 when rate limited.
 """
 
 from __future__ import annotations

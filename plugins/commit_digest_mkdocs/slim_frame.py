@@ -9,6 +9,7 @@ footer with references to shared files instead. Another theme keeps its own main
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,10 @@ def add_frame_files(files: Files, config: MkDocsConfig, owned: set[str]) -> None
     stylesheets = [path for path in assets if "/main." in path or ("/palette." in path and config.theme.get("palette"))]
     bundle = next(path for path in assets if path.endswith(".js"))
     config.extra[EXTRA_KEY] = FrameHelpers(icons, stylesheets, bundle)
-    scripts = {PALETTE_SCRIPT: _palette_script(env), SCOPE_SCRIPT: _scope_script(env, config)}
+    palette = config.theme.get("palette")
+    scripts = {SCOPE_SCRIPT: _scope_script(env, config)}
+    if isinstance(palette, list) and palette:
+        scripts[PALETTE_SCRIPT] = _palette_script(env, config, icons)
     for path, content in [(SPRITE_PATH, sprite_document(icons.values())), *scripts.items()]:
         if path not in owned:
             files.append(File.generated(config, path, content=content))
@@ -147,20 +151,48 @@ def _theme_assets(env: jinja2.Environment) -> list[str]:
 
 
 def _scope_script(env: jinja2.Environment, config: MkDocsConfig) -> str:
-    """Material's storage helpers, scoped to the site's root as on its pages: from a shared file
-    under assets/, the root is the folder above the script's own address."""
+    """Material's storage helpers, scoped to the site's root as on its pages (from a shared file
+    under assets/, the root is the folder above the script's own address), then material's script
+    configuration, the same for every generated page: the site's root, the theme's features and
+    the words its components show."""
     rendered = env.get_template("partials/javascripts/base.html").render(config=config, base_url="..")
     found = _SCRIPT.search(rendered)
     marker = 'new URL("..",location)'
     if found is None or marker not in found.group(1):
         raise PluginError("commit-digest: the theme's storage script has an unexpected form")
-    return found.group(1).replace(marker, 'new URL("..",document.currentScript.src)').strip() + "\n"
+    words = env.from_string(
+        '{% import "partials/language.html" as lang with context %}'
+        '{{ {"clipboard.copy": lang.t("clipboard.copy"), "clipboard.copied": lang.t("clipboard.copied")} | tojson }}'
+    ).render(config=config)
+    settings = {"features": list(config.theme.get("features") or []), "translations": json.loads(words)}
+    storage = found.group(1).replace(marker, 'new URL("..",document.currentScript.src)').strip()
+    configuration = (
+        '(function(){var c=document.createElement("script");c.id="__config";c.type="application/json";'
+        f"c.textContent=JSON.stringify(Object.assign({{base:__md_scope.href}},{json.dumps(settings)}));"
+        "document.head.appendChild(c)})();"
+    )
+    return f"{storage};\n{configuration}\n"
 
 
-def _palette_script(env: jinja2.Environment) -> str:
-    """Material's palette script (restores the reader's chosen colours before the page paints)."""
+def _palette_script(env: jinja2.Environment, config: MkDocsConfig, icons: dict[str, Icon]) -> str:
+    """The header's palette toggle, built by script (palette-form.js), then material's script
+    that restores the reader's chosen colours before the page paints."""
+    options = []
+    for number, option in enumerate(config.theme.get("palette") or []):
+        entry = {
+            "media": option.get("media", ""),
+            "scheme": str(option.get("scheme") or "default").replace(" ", "-"),
+            "primary": str(option.get("primary") or "indigo").replace(" ", "-"),
+            "accent": str(option.get("accent") or "indigo").replace(" ", "-"),
+        }
+        toggle, icon = option.get("toggle"), icons.get(f"palette_{number}")
+        if toggle and icon is not None:
+            entry["toggle"] = {"name": str(toggle.get("name", "")), "icon": icon.id, "viewBox": icon.view_box}
+        options.append(entry)
+    form = (THEME_DIR / "palette-form.js").read_text(encoding="utf-8")
+    form = form.replace("/* PALETTE_OPTIONS */", json.dumps(options, ensure_ascii=False))
     rendered = env.get_template("partials/javascripts/palette.html").render()
     found = _SCRIPT.search(rendered)
     if found is None:
         raise PluginError("commit-digest: the theme's palette script has an unexpected form")
-    return found.group(1).strip() + "\n"
+    return form + found.group(1).strip() + "\n"

@@ -54,21 +54,22 @@ def test_generated_pages_refer_to_the_shared_sprite_and_scripts(zh_site: BuiltSi
     sprite = ElementTree.parse(zh_site.site / "assets/digest-icons.svg").getroot()
     ids = {symbol.get("id") for symbol in sprite.findall(f"{SVG_NS}symbol")}
     assert set(references) <= ids
+    # The palette toggle and material's script configuration are built by shared scripts.
     assert '<script src="../../assets/digest-palette.js"></script>' in page
+    assert 'data-md-component="palette"' not in page and '<script id="__config"' not in page
     palette = (zh_site.site / "assets/digest-palette.js").read_text(encoding="utf-8")
-    assert palette.startswith('var palette=__md_get("__palette")') and "<script" not in palette
+    assert '"toggle": {"name": "切换到深色模式", "icon": "material-brightness-7"' in palette
+    assert 'var palette=__md_get("__palette")' in palette and "<script" not in palette  # material's restore
     # Material's storage helpers, scoped to the site's root from the shared file's own address.
     assert '<script src="../../assets/digest-scope.js"></script>' in page and "__md_scope" not in page
     scope = (zh_site.site / "assets/digest-scope.js").read_text(encoding="utf-8")
     assert scope.startswith('__md_scope=new URL("..",document.currentScript.src)')
+    assert '"features": ["navigation.tabs", "navigation.top"]' in scope and "search.result" not in scope
     # The theme's own stylesheets and script, by their hashed names.
     assert re.search(r'href="\.\./\.\./assets/stylesheets/main\.[0-9a-f]+\.min\.css"', page)
     assert re.search(r'src="\.\./\.\./assets/javascripts/bundle\.[0-9a-f]+\.min\.js"', page)
     # The status script is the site's digest.js, no longer inline in every footer.
     assert "fetch(" not in page and 'data-digest-status="../../status.json"' in page
-    # The script configuration holds what the page's components read, not the search's words.
-    config = re.search(r'<script id="__config" type="application/json">(.*?)</script>', page)
-    assert config is not None and '"base":"../.."' in config.group(1) and "search.result" not in config.group(1)
     # One list of sections, and the table of contents of the page's headings.
     assert page.count('class="md-tabs__link"') == page.count('class="md-tabs__item"') >= 8
     assert 'class="md-nav__link"' not in page.split('data-md-type="toc"')[0]
@@ -163,4 +164,12 @@ def test_the_sections_are_tabs_at_desktop_width(browser: Browser, zh_url: str) -
     assert toc.is_visible()
     menu = page.locator("label.md-header__button[for='__drawer'] svg")
     assert not menu.is_visible()  # material hides the menu button where the tabs show
+    # The scripts built material's configuration (the site's root) and the palette toggle.
+    base = page.evaluate("() => JSON.parse(document.getElementById('__config').textContent).base")
+    assert base == zh_url
+    scheme = page.evaluate("() => document.body.dataset.mdColorScheme")
+    page.locator("form[data-md-component=palette] label:visible").click()
+    page.wait_for_function(f"() => document.body.dataset.mdColorScheme !== '{scheme}'")
+    icon = page.locator("form[data-md-component=palette] label:visible svg").bounding_box()
+    assert icon is not None and icon["width"] > 10  # the sprite's symbol draws
     context.close()

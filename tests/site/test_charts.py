@@ -18,7 +18,7 @@ from commit_digest.models import CommitRecord, Importance
 from commit_digest.site import paths
 from commit_digest.site.model.calendar import IsoWeek
 from commit_digest.site.model.index import SiteIndex, build_index
-from commit_digest.site.rendering.assets import STYLESHEETS, site_asset
+from commit_digest.site.rendering.assets import STYLESHEETS, asset_source, site_asset
 from commit_digest.site.rendering.charts import MAX_ROWS, WINDOW_WEEKS, ActivityCounts, Chart, render_chart
 from commit_digest.site.rendering.i18n import Texts
 from commit_digest.site.rendering.sanitize import sanitize_html
@@ -307,8 +307,8 @@ def test_every_chart_word_exists_in_both_languages() -> None:
 
 
 def test_the_stylesheet_ships_with_the_site_and_colours_come_from_the_theme() -> None:
-    assert "assets/digest-charts.css" in STYLESHEETS
-    css = site_asset("assets/digest-charts.css")
+    css = asset_source("digest-charts.css")
+    assert "assets/digest.css" in STYLESHEETS and css in site_asset("assets/digest.css")
     assert "var(--md-typeset-a-color)" in css and "forced-colors" in css
     assert not re.search(r"#[0-9a-fA-F]{3,8}\b", css)  # no fixed colour: both palettes read
 

@@ -323,10 +323,10 @@ def test_copy_button_carries_the_full_sha_and_the_page_links_itself(site: BuiltS
     assert re.search(r'<a href="\./">永久链接</a>', body)
     assert f'<a href="https://github.com/{REPOSITORY}/commit/{sha}">' in body
     assert f'<a href="https://github.com/{REPOSITORY}/pull/40001">' in body
-    # The stylesheet and script are linked from the page and served.
-    assert "assets/digest-commit.css" in page and "assets/digest-copy.js" in page
-    assert (site.site / "assets/digest-commit.css").is_file()
-    assert (site.site / "assets/digest-copy.js").is_file()
+    # The stylesheet and script (the site's one of each) are linked from the page and served.
+    assert '"../../assets/digest.css"' in page and '"../../assets/digest.js"' in page
+    assert ".md-typeset table.digest-files" in (site.site / "assets/digest.css").read_text(encoding="utf-8")
+    assert "data-copy" in (site.site / "assets/digest.js").read_text(encoding="utf-8")
 
 
 def test_english_texts() -> None:
@@ -393,6 +393,6 @@ def test_commit_pages_do_not_scroll_sideways_at_390px(browser: Browser, site_url
         assert not page.title().startswith("pwned")
     # Without the stylesheet the long paths do push the files table past the edge: the check bites.
     page.goto(site_url + f"commits/{_short('ascend-template')}/")
-    page.evaluate("() => document.querySelector('link[href*=\"digest-commit.css\"]').remove()")
+    page.evaluate("() => document.querySelector('link[href*=\"digest.css\"]').remove()")
     assert page.evaluate(_OVERFLOWING) != []
     context.close()

@@ -195,3 +195,23 @@ def test_the_day_is_not_cut_when_it_fits(tmp_path: Path, server: WebhookServer, 
         text = server.received(f"/{service}/T0K3N-abcdef")[0].body.decode()
         assert "more on the day page" not in text and "另有" not in text
     assert DAY.date().isoformat() in server.received("/webhook/T0K3N-abcdef")[0].json["day"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "retry"),
+    [
+        ({"code": 0, "msg": "success"}, None),
+        ({"code": 11232, "msg": "frequency limited"}, True),  # Feishu's flow control: tried again
+        ({"code": 9499, "msg": "Bad Request"}, False),  # a bad request fails the same way again
+        ({"code": 19021, "msg": "sign match fail or timestamp is not within one hour from current time"}, False),
+    ],
+)
+def test_feishu_answers_are_read_as_its_guide_names_them(answer: dict[str, object], retry: bool | None) -> None:
+    import json
+
+    from commit_digest.notify import feishu
+    from commit_digest.notify.http_sender import Reply
+
+    verdict = feishu.judge(Reply(200, {}, json.dumps(answer).encode()), NOW)
+    assert verdict.accepted is (retry is None)
+    assert verdict.retry is bool(retry)

@@ -5,8 +5,8 @@ untrusted text is escaped (``inert.lark_text``: ``<at user_id="all">`` stays tex
 the day page. With a signing secret, the body carries ``timestamp`` and ``sign`` (``signing``).
 A request body may hold at most 20 KB (the custom bot guide's error table, under code 9499 "Bad
 Request"; the 30 KB of the app bots' message API is not the custom bot's); a bigger day is cut at a
-line. Feishu answers 200 with ``{"code": 0}``; code 11232 means rate limited, as does HTTP 429.
-9499 is tried again as well, though that table names it a bad request (not confirmed either way).
+line. Feishu answers 200 with ``{"code": 0}``; code 11232 (its flow control) means rate limited,
+as does HTTP 429. 9499 is a bad request: retried, it would fail the same way, so it is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from commit_digest.notify.message import DayMessage, MessageLine
 from commit_digest.notify.signing import feishu_sign
 
 MAX_BODY_BYTES = 20_000
-RATE_LIMIT_CODES = frozenset({11232, 9499})
+RATE_LIMIT_CODES = frozenset({11232})
 
 
 def _line(line: MessageLine) -> str:

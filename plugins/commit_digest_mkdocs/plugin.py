@@ -64,7 +64,7 @@ from commit_digest_mkdocs.frames import toc_tokens
 from commit_digest_mkdocs.generated_pages import GeneratedPages
 from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
 from commit_digest_mkdocs.navigation import NAV_PAGES, add_site_assets, add_site_files, navigation
-from commit_digest_mkdocs.slim_frame import add_frame_files, add_slim_frame
+from commit_digest_mkdocs.slim_frame import SLIM_TEMPLATE, add_frame_files, add_slim_frame, uses_slim_frame
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
 
@@ -274,6 +274,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         if spec is not None:
             # The theme prints page titles into <title> and the header; as meta it arrives escaped.
             page.meta["title"] = html.escape(spec.title)
+            if uses_slim_frame(config, self._nav):  # in the same frame as the other generated pages
+                page.meta["template"] = SLIM_TEMPLATE
             return ""
         return markdown
 

@@ -64,7 +64,7 @@ def _selector_links(path: Path) -> dict[str, str]:
 
 def _tabs(path: Path) -> list[str]:
     """The navigation tabs' names."""
-    links = re.findall(r'class="md-tabs__link">(.*?)</a>', path.read_text(encoding="utf-8"), re.DOTALL)
+    links = re.findall(r'class="md-tabs__link"[^>]*>(.*?)</a>', path.read_text(encoding="utf-8"), re.DOTALL)
     return [" ".join(re.sub(r"<[^>]*>", " ", link).split()) for link in links]
 
 
@@ -158,8 +158,12 @@ def test_site_name_navigation_about_page_and_palette_follow_the_language(project
     english, chinese = (site / "en" / "index.html").read_text("utf-8"), (site / "index.html").read_text("utf-8")
     assert {"Home", "Archive", "About this site"} <= set(_tabs(site / "en" / "index.html"))
     assert {"首页", "归档", "关于本站"} <= set(_tabs(site / "index.html"))
-    assert "切换到深色模式" not in english and "Switch to dark mode" in english
-    assert "切换到深色模式" in chinese and "Switch to dark mode" not in chinese
+    # The palette toggle's names: in the script that builds it, for each language its own.
+    palette_en = (site / "en" / "assets" / "digest-palette.js").read_text("utf-8")
+    palette_zh = (site / "assets" / "digest-palette.js").read_text("utf-8")
+    assert "切换到深色模式" not in palette_en and "Switch to dark mode" in palette_en
+    assert "切换到深色模式" in palette_zh and "Switch to dark mode" not in palette_zh
+    assert '<script src="assets/digest-palette.js"></script>' in english and "digest-palette.js" in chinese
     about_en = project.page("en/about/").read_text(encoding="utf-8")
     about_zh = project.page("about/").read_text(encoding="utf-8")
     assert "About this site" in about_en and "关于本站" not in about_en

@@ -694,6 +694,8 @@
         else url.searchParams.delete(field);
       });
       history.replaceState(null, "", url.href);
+      // The results' space is kept while a search is asked for (see page.py's RESERVE_SCRIPT).
+      container.classList.toggle("digest-search--query", FIELDS.some(function (field) { return chosen[field]; }));
       list.textContent = "";
       list.removeAttribute("data-count");
       more.hidden = true;

@@ -264,3 +264,29 @@ def test_a_query_with_no_match_downloads_no_shard(page: Page, site_url: str) -> 
     search_files = [url.split("/search/", 1)[1] for url in requested if "/search/" in url and url.endswith(".bin")]
     assert search_files and all(path.startswith("filter/") for path in search_files)
     assert int(page.get_attribute("#digest-search-results", "data-bytes") or 0) < 64 * 1024
+
+
+# Every layout shift of the page that no input caused, summed (an upper bound of CLS).
+RECORD_SHIFTS = """
+window.digestShifts = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.digestShifts.push(entry.value);
+}).observe({ type: "layout-shift", buffered: true });
+"""
+# The shifts up to the frame after the results were drawn (an observer reports after a frame).
+SHIFTS_SO_FAR = """() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(
+  () => setTimeout(() => resolve(window.digestShifts.reduce((sum, value) => sum + value, 0)), 0))))"""
+
+
+@pytest.mark.parametrize("viewport", [(1350, 900), (412, 915)], ids=["desktop", "phone"])
+def test_results_arriving_move_nothing_on_the_page(browser: Browser, site_url: str, viewport: tuple[int, int]) -> None:
+    # Results come after the page is drawn and make it taller than the screen: the scrollbar
+    # they bring, the status line, the options of the selects would each move what is shown.
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    context.add_init_script(RECORD_SHIFTS)
+    page = context.new_page()
+    page.goto(site_url + "search/?q=修复")
+    assert len(wait_for_results(page)) == 20
+    assert page.evaluate("document.documentElement.scrollHeight > innerHeight")
+    assert page.evaluate(SHIFTS_SO_FAR) <= 0.01  # Lighthouse counts 0.1 as good
+    context.close()

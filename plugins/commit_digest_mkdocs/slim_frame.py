@@ -171,7 +171,10 @@ def _scope_script(env: jinja2.Environment, config: MkDocsConfig) -> str:
         f"c.textContent=JSON.stringify(Object.assign({{base:__md_scope.href}},{json.dumps(settings)}));"
         "document.head.appendChild(c)})();"
     )
-    return f"{storage};\n{configuration}\n"
+    # Marks the document as scripted from its head: what scripts build keeps its place from the
+    # first paint (digest.css), so nothing moves when they run.
+    scripted = 'document.documentElement.classList.add("digest-js");'
+    return f"{storage};\n{configuration}\n{scripted}\n"
 
 
 def _palette_script(env: jinja2.Environment, config: MkDocsConfig, icons: dict[str, Icon]) -> str:

@@ -283,9 +283,10 @@ def test_the_footer_shows_the_newest_day_the_last_fetch_and_a_stale_notice(
     _status_ready(page)
     footer = page.locator("[data-digest-status]").inner_text()
     assert f"至 {NEWEST_DAY}" in footer and "上次成功获取：2026-01-18 06:30 UTC" in footer, footer
-    notice = page.locator(".md-content > .digest-stale")
+    notice = page.locator("body > .digest-stale")  # a bar at the screen's foot: it moves nothing
     notice.wait_for()
     assert notice.get_attribute("role") == "status"
+    assert notice.evaluate("element => getComputedStyle(element).position") == "fixed"
     assert (
         notice.inner_text().startswith("⚠️ 数据可能已过期：最新的提交日期是 2026-01-17，")
         and "早 8 天" in notice.inner_text()

@@ -183,6 +183,7 @@
   function build() {
     var form = element("form", "digest-hsearch");
     form.setAttribute("role", "search");
+    form.setAttribute("aria-label", texts.label); // the search page has a search landmark too
     form.action = searchUrl;
     form.method = "get";
     // Narrow screens: the box is an icon until opened (material's own search does the same).
@@ -208,6 +209,7 @@
     status.setAttribute("aria-live", "polite");
     var list = element("ol", "digest-hsearch__results");
     var all = element("a", "digest-hsearch__all", texts.all);
+    all.href = searchUrl;
     panel.appendChild(status);
     panel.appendChild(list);
     panel.appendChild(all);
@@ -224,7 +226,11 @@
     var input = parts.input;
     var generation = 0;
     var timer = null;
-    header.insertBefore(form, header.querySelector(".md-header__source"));
+    // Into the place the page keeps for it (its width reserved from the first paint), else
+    // before the repository link.
+    var place = header.querySelector(".digest-hsearch-place");
+    if (place) place.parentNode.replaceChild(form, place);
+    else header.insertBefore(form, header.querySelector(".md-header__source"));
 
     function showPanel(shown) {
       parts.panel.hidden = !shown;
@@ -355,7 +361,7 @@
 })();
 
 /* The footer's status (last update, data window, last successful fetch) and, when the data is
-   more than two days older than the build, a notice at the top of the page. It comes from
+   more than two days older than the build, a notice at the foot of the screen. It comes from
    status.json, so a page's HTML does not change when only the build time does; set with
    textContent, never as HTML. */
 (function () {
@@ -370,14 +376,26 @@
         element.textContent = status.text;
         element.hidden = false;
       }
-      var content = document.querySelector(".md-content");
-      if (status.stale === true && typeof status.notice === "string" && content) {
+      // A bar fixed at the screen's foot (digest.css): shown late, it moves nothing on the page.
+      if (status.stale === true && typeof status.notice === "string") {
         var notice = document.createElement("div");
         notice.className = "digest-stale";
         notice.setAttribute("role", "status");
         notice.textContent = status.notice;
-        content.insertBefore(notice, content.firstChild);
+        document.body.appendChild(notice);
+        document.body.classList.add("digest-has-stale");
       }
     })
     .catch(function () {});
+})();
+
+/* The drawer's checkbox is the menu button a keyboard reaches on narrow screens (digest.css):
+   on material's own pages it gets the navigation's name, as the generated pages give it. */
+(function () {
+  "use strict";
+  var drawer = document.getElementById("__drawer");
+  var navigation = document.querySelector(".md-nav--primary[aria-label], .digest-nav[aria-label]");
+  if (drawer && navigation && !drawer.hasAttribute("aria-label")) {
+    drawer.setAttribute("aria-label", navigation.getAttribute("aria-label"));
+  }
 })();

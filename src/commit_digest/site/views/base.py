@@ -45,6 +45,15 @@ class PageSpec:
     # Pages of one group are best rendered together (a day page and its commits' pages share
     # their commits' rendered analyses); "" for pages of no group.
     group: str = ""
+    # What the page says of itself to search engines and link previews (its meta description,
+    # plain text: ``rendering.describe``), asked only of a page that is rendered; None: the
+    # site's description.
+    describe: Callable[[], str] | None = None
+    article: bool = False  # a page about one thing at one time (a commit): og:type "article"
+
+    def description(self) -> str:
+        """The page's description, "" for the site's."""
+        return self.describe() if self.describe is not None else ""
 
     def render(self) -> RenderedPage:
         """The page's content HTML and its headings (for the table of contents)."""

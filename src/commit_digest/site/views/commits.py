@@ -10,6 +10,7 @@ from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.rendering.budget import LIST_PAGE_BUDGET, first_within
 from commit_digest.site.rendering.commit_view import FILES_SHOWN, commit_view
 from commit_digest.site.rendering.context import SiteContext
+from commit_digest.site.rendering.describe import commit_description
 from commit_digest.site.rendering.escape import title_plain
 from commit_digest.site.rendering.markdown_body import BODY_LIMIT
 from commit_digest.site.rendering.render import render
@@ -63,7 +64,15 @@ def commit_pages(context: SiteContext) -> Iterator[PageSpec]:
                 previous.fingerprint if previous else None,
                 following.fingerprint if following else None,
             )
-            yield PageSpec(uri, title_plain(item.title), content, inputs, group=day.iso)
+            yield PageSpec(
+                uri,
+                title_plain(item.title),
+                content,
+                inputs,
+                group=day.iso,
+                describe=lambda item=item: commit_description(item, context.texts),
+                article=True,
+            )
 
 
 class CommitsView(View):

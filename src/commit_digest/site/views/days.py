@@ -12,6 +12,7 @@ from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.commit import GROUP_ORDER
 from commit_digest.site.rendering.budget import size
 from commit_digest.site.rendering.context import SiteContext
+from commit_digest.site.rendering.describe import commits_description
 from commit_digest.site.rendering.render import render
 from commit_digest.site.views.base import PageSpec, View, plain
 
@@ -79,7 +80,14 @@ def day_pages(context: SiteContext) -> Iterator[PageSpec]:
             newer.iso if newer else None,
             older.iso if older else None,
         )
-        yield PageSpec(uri, plain(context.texts("day_title", date=day.iso)), content, inputs, group=day.iso)
+        yield PageSpec(
+            uri,
+            plain(context.texts("day_title", date=day.iso)),
+            content,
+            inputs,
+            group=day.iso,
+            describe=lambda day=day: commits_description(day.iso, day.commits, context.texts),
+        )
 
 
 class DaysView(View):

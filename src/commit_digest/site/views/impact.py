@@ -12,6 +12,7 @@ from commit_digest.site.model.calendar import IsoWeek
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.rendering.budget import LIST_PAGE_BUDGET, first_within
 from commit_digest.site.rendering.context import SiteContext
+from commit_digest.site.rendering.describe import commits_description
 from commit_digest.site.rendering.impact_view import ENTRY_IMPACT_LINES, IMPACT_KINDS, kinds_of
 from commit_digest.site.rendering.meaning import Meaning
 from commit_digest.site.rendering.render import render
@@ -75,11 +76,13 @@ def impact_pages(context: SiteContext) -> Iterator[PageSpec]:
         forms += [(1, lines) for lines in _ENTRY_LINES[1:]]
         return first_within(LIST_PAGE_BUDGET, (lambda form=form: index_form(*form) for form in forms))
 
+    title = context.texts("impact_title").unescape()
     yield PageSpec(
         uri,
-        context.texts("impact_title").unescape(),
+        title,
         index_content,
         digest("impact", [(week, [item.fingerprint for item in items]) for week, items in recent], months),
+        describe=lambda: commits_description(title, [item for _, items in recent for item in items], context.texts),
     )
     for month, items in by_month.items():
         month_uri = paths.impact_month_page(month)
@@ -101,11 +104,15 @@ def impact_pages(context: SiteContext) -> Iterator[PageSpec]:
             )
             return first_within(LIST_PAGE_BUDGET, forms)
 
+        month_title = context.texts("impact_month_title", month=month).unescape()
         yield PageSpec(
             month_uri,
-            context.texts("impact_month_title", month=month).unescape(),
+            month_title,
             month_content,
             digest("impact-month", month, [item.fingerprint for item in entries], months),
+            describe=lambda month_title=month_title, entries=entries: commits_description(
+                month_title, entries, context.texts
+            ),
         )
 
 

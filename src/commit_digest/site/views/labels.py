@@ -14,6 +14,7 @@ from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.rendering.context import SiteContext
+from commit_digest.site.rendering.describe import commits_description, label_description, listing_description
 from commit_digest.site.rendering.naming import LABEL_KINDS
 from commit_digest.site.rendering.render import render
 from commit_digest.site.views.base import PageSpec, View, plain
@@ -57,11 +58,16 @@ def label_pages(context: SiteContext, kind: str) -> Iterator[PageSpec]:
         "subsystems": paths.SUBSYSTEMS_INDEX,
         "repositories": paths.REPOSITORIES_INDEX,
     }[kind]
+    texts = context.texts
     counts = [(label_id, len(commits)) for label_id, commits in listing.items()]
+    index_title = plain(context.texts(f"{kind}_title"))
     yield PageSpec(
         index_uri,
-        plain(context.texts(f"{kind}_title")),
+        index_title,
         lambda: render("label_index.html.j2", **context.for_page(index_uri, kind=kind, labels=counts)),
+        describe=lambda: listing_description(
+            index_title, [(plain(context.label_name(kind, label_id)), count) for label_id, count in counts], texts
+        ),
     )
     size = context.options.page_size
     for label_id, commits in listing.items():
@@ -91,7 +97,13 @@ def label_pages(context: SiteContext, kind: str) -> Iterator[PageSpec]:
             chart.digest_input() if chart else None,
         )
         yield PageSpec(
-            uri, name, lambda uri=uri, values=values: render("label.html.j2", **context.for_page(uri, **values)), inputs
+            uri,
+            name,
+            lambda uri=uri, values=values: render("label.html.j2", **context.for_page(uri, **values)),
+            inputs,
+            describe=lambda name=name, commits=commits, about=values["description"]: label_description(
+                name, commits, texts, plain(about)
+            ),
         )
         for part in parts:
             part_uri = paths.label_month_page(kind, label_id, part.month, part.part)
@@ -114,6 +126,9 @@ def label_pages(context: SiteContext, kind: str) -> Iterator[PageSpec]:
                     part.parts,
                     part.total,
                     _part_fingerprints(part),
+                ),
+                describe=lambda title=title, part=part: commits_description(
+                    title, [item for _, items in part.by_day for item in items], texts
                 ),
             )
 

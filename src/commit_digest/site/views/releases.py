@@ -14,6 +14,7 @@ from commit_digest.site.model.index import Day
 from commit_digest.site.model.weeks import PLATFORM_LINES, SUBSYSTEM_LINES, WeekLine, fold_series, label_weeks
 from commit_digest.site.rendering.budget import LIST_PAGE_BUDGET, first_within
 from commit_digest.site.rendering.context import SiteContext
+from commit_digest.site.rendering.describe import commits_description, listing_description
 from commit_digest.site.rendering.impact_view import ENTRY_IMPACT_LINES
 from commit_digest.site.rendering.meaning import Meaning
 from commit_digest.site.rendering.render import render
@@ -28,9 +29,11 @@ def release_pages(context: SiteContext) -> Iterator[PageSpec]:
     releases = facts.releases  # newest first
     unreleased = facts.unreleased
     uri = paths.RELEASES_INDEX
+    texts = context.texts
+    title = texts("releases_title").unescape()
     yield PageSpec(
         uri,
-        context.texts("releases_title").unescape(),
+        title,
         lambda: render(
             "releases_index.html.j2", **context.for_page(uri, releases=releases, unreleased=len(unreleased))
         ),
@@ -42,6 +45,7 @@ def release_pages(context: SiteContext) -> Iterator[PageSpec]:
             ],
             len(unreleased),
         ),
+        describe=lambda: listing_description(title, [(view.tag, len(view.commits)) for view in releases], texts),
     )
     for view in releases:
         release_uri = meaning.release_page(view.release)
@@ -57,12 +61,18 @@ def release_pages(context: SiteContext) -> Iterator[PageSpec]:
                 view.previous.tag if view.previous else None,
                 [item.fingerprint for item in view.commits],
             ),
+            describe=lambda view=view: commits_description(
+                texts("release_on", tag=view.tag, date=view.release.tagged_at.date().isoformat()).unescape(),
+                view.commits,
+                texts,
+            ),
         )
     yield PageSpec(
         paths.UNRELEASED,
         context.texts("unreleased_title").unescape(),
         lambda: _release_html(context, meaning, paths.UNRELEASED, None, unreleased),
         digest("unreleased", [item.fingerprint for item in unreleased]),
+        describe=lambda: commits_description(texts("unreleased_title").unescape(), unreleased, texts),
     )
 
 

@@ -10,6 +10,7 @@ from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.facts import SiteFacts
 from commit_digest.site.rendering.context import SiteContext
+from commit_digest.site.rendering.describe import commits_description, listing_description
 from commit_digest.site.rendering.render import render
 from commit_digest.site.views.base import PageSpec, View
 
@@ -27,6 +28,11 @@ def series_pages(context: SiteContext) -> Iterator[PageSpec]:
         context.texts("series_title").unescape(),
         lambda: render("series_index.html.j2", **context.for_page(paths.SERIES_INDEX, rows=rows())),
         digest("series-index", [(series.slug, series.name, series.total, series.parts) for series in all_series]),
+        describe=lambda: listing_description(
+            context.texts("series_title").unescape(),
+            [(series.name, series.landed) for series in all_series],
+            context.texts,
+        ),
     )
     for series in all_series:
         uri = paths.series_page(series.slug)
@@ -43,6 +49,9 @@ def series_pages(context: SiteContext) -> Iterator[PageSpec]:
                 series.name,
                 series.total,
                 [(part, item.fingerprint if item else None) for part, item in parts],
+            ),
+            describe=lambda series=series, parts=parts: commits_description(
+                series.name, [item for _, item in parts if item is not None], context.texts
             ),
         )
 

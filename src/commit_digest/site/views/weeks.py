@@ -9,6 +9,7 @@ from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.weeks import previous_days, week_summary
 from commit_digest.site.rendering.context import SiteContext
+from commit_digest.site.rendering.describe import commits_description
 from commit_digest.site.rendering.render import render
 from commit_digest.site.views.base import PageSpec, View, plain
 
@@ -50,7 +51,16 @@ def week_pages(context: SiteContext) -> Iterator[PageSpec]:
             weeks[position - 1][0].id if position > 0 else None,
             weeks[position + 1][0].id if position + 1 < len(weeks) else None,
         )
-        yield PageSpec(uri, plain(context.texts("week_title", week=week.id)), content, inputs)
+        title = plain(context.texts("week_title", week=week.id))
+        yield PageSpec(
+            uri,
+            title,
+            content,
+            inputs,
+            describe=lambda title=title, days=days: commits_description(
+                title, [item for day in days for item in day.commits], context.texts
+            ),
+        )
 
 
 class WeeksView(View):

@@ -2,16 +2,17 @@
 
 A generated page (a day, a commit, a label's month…) is never in the navigation, so the theme
 draws the same header, tabs, navigation and footer around each: they differ only in the links'
-relative prefixes (the page's depth) and in the page's own title, address, table of contents and
-content. ``ThemeFrames`` renders the theme's template once per (depth, section, has a table of
-contents, has its own <h1>) with markers in those places, runs the other plugins' page events on
-it, and hands back a ``Frame`` that each page fills with a string join.
+relative prefixes (the page's depth) and in the page's own title, address, description, head
+tags (``rendering.head``), table of contents and content. ``ThemeFrames`` renders the theme's
+template once per (depth, section, has a table of contents, has its own <h1>) with markers in
+those places, runs the other plugins' page events on it, and hands back a ``Frame`` that each
+page fills with a string join.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -26,12 +27,14 @@ from mkdocs.structure.toc import get_toc
 from mkdocs.utils import get_relative_url
 
 from commit_digest.site.build.frame import Frame, FrameError, FrameMarkers, Slot
+from commit_digest.site.rendering.head import PageHead
 from commit_digest.site.views.base import Heading
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.frames")
 
 PAGE_TEMPLATE = "main.html"
 TOC_TEMPLATE = "partials/toc.html"
+NO_HEAD = PageHead(description="", tags="")
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,6 @@ class ThemeFrames:
         env: jinja2.Environment,
         nav: Navigation,
         files: Files,
-        head: Callable[[str], str] = lambda src_uri: "",  # what a page adds to its <head> (feed links)
         *,
         template: str = PAGE_TEMPLATE,  # the theme's template of a page, and of its table of contents
         toc_template: str = TOC_TEMPLATE,
@@ -63,7 +65,6 @@ class ThemeFrames:
         self._doc_files = files.documentation_pages()
         self._markers = FrameMarkers.new()
         self._frames: dict[FrameKey, tuple[Frame, dict[str, Any]] | None] = {}
-        self._head = head
         self._targets = [page.url for page in nav.pages]
         self._template = template
         self._toc = env.get_template(toc_template)
@@ -82,14 +83,22 @@ class ThemeFrames:
             inside=inside,
         )
 
-    def page(self, src_uri: str, url: str, title_html: str, headings: Sequence[Heading], content: str) -> str:
+    def page(
+        self,
+        src_uri: str,
+        url: str,
+        title_html: str,
+        headings: Sequence[Heading],
+        content: str,
+        head: PageHead = NO_HEAD,
+    ) -> str:
         """The whole HTML of a generated page at ``url`` (its title already escaped)."""
         key = self.key(url, headings, content)
         if key not in self._frames:
             self._frames[key] = self._frame(src_uri, key)
         found = self._frames[key]
         if found is None:  # the theme cannot be framed: the whole template, as MkDocs would
-            return self.whole_page(src_uri, title_html, headings, content)
+            return self.whole_page(src_uri, title_html, headings, content, head)
         frame, context = found
         toc = get_toc(toc_tokens(headings))
         values = {
@@ -99,27 +108,31 @@ class ThemeFrames:
             Slot.TOC: self._toc.render({**context, "page": _TocPage(toc)}) if headings else "",
             Slot.SKIP: headings[0].id if headings else "",
             Slot.CONTENT: content,
+            Slot.DESCRIPTION: head.description,
+            Slot.HEAD: head.tags,
         }
-        return frame.with_head(self._head(src_uri)).fill(values)
+        return frame.fill(values)
 
-    def whole_page(self, src_uri: str, title_html: str, headings: Sequence[Heading], content: str) -> str:
+    def whole_page(
+        self, src_uri: str, title_html: str, headings: Sequence[Heading], content: str, head: PageHead = NO_HEAD
+    ) -> str:
         """The page rendered by the theme's whole template, as MkDocs renders a page: the fallback
         for a theme whose page cannot be framed, and what a framed page must equal but for the
         whitespace and escapes its frame leaves out (``compact_page``)."""
-        page = self._page(src_uri, title_html, content, headings)
+        page = self._page(src_uri, title_html, content, headings, head.description)
         self.rendering = True
         try:
             rendered, _ = self._render_page(page)
         finally:
             self.rendering = False
-        head = self._head(src_uri)
-        return rendered.replace("</head>", head + "</head>", 1) if head else rendered
+        return rendered.replace("</head>", head.tags + "</head>", 1) if head.tags else rendered
 
-    def _page(self, src_uri: str, title_html: str, content: str, headings: Sequence[Heading]) -> Page:
+    def _page(self, src_uri: str, title_html: str, content: str, headings: Sequence[Heading], description: str) -> Page:
         file = File.generated(self._config, src_uri, content="", inclusion=InclusionLevel.NOT_IN_NAV)
         page = Page(None, file, self._config)
         page.markdown = ""
-        page.meta = {"title": title_html, "template": self._template}
+        # The theme prints the description as it is: the head's is attribute-escaped already.
+        page.meta = {"title": title_html, "template": self._template, "description": description}
         page.content = content
         page.toc = get_toc(toc_tokens(headings))
         return page
@@ -145,7 +158,7 @@ class ThemeFrames:
         markers = self._markers
         content_marker = ("<h1" if key.has_h1 else "") + markers.content
         headings = (Heading(2, markers.toc_anchor, markers.title),) if key.has_toc else ()
-        page = self._page(src_uri, markers.title, content_marker, headings)
+        page = self._page(src_uri, markers.title, content_marker, headings, markers.description)
         canonical = page.canonical_url
         page.canonical_url = markers.canonical if canonical else None
         self.rendering = True
@@ -153,7 +166,14 @@ class ThemeFrames:
             rendered, context = self._render_page(page)
         finally:
             self.rendering = False
-        places = {content_marker: Slot.CONTENT, markers.title: Slot.TITLE}
+        # The page's own head tags go where the theme's head ends.
+        rendered = rendered.replace("</head>", markers.head + "</head>", 1)
+        places = {
+            content_marker: Slot.CONTENT,
+            markers.title: Slot.TITLE,
+            markers.description: Slot.DESCRIPTION,
+            markers.head: Slot.HEAD,
+        }
         required = [Slot.CONTENT]
         if canonical:
             places[markers.canonical] = Slot.CANONICAL

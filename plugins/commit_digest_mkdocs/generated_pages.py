@@ -22,6 +22,7 @@ from commit_digest.site.build.incremental import BuildManifest, OutputRecord, Pr
 from commit_digest.site.build.output import link_reused_pages
 from commit_digest.site.fingerprint import digest
 from commit_digest.site.parallel import batches_of, map_batches
+from commit_digest.site.rendering.head import PageHead
 from commit_digest.site.views.base import PageSpec
 from commit_digest_mkdocs.frames import PAGE_TEMPLATE, TOC_TEMPLATE, ThemeFrames
 from commit_digest_mkdocs.slim_frame import SLIM_TEMPLATE, SLIM_TOC, uses_slim_frame
@@ -41,6 +42,7 @@ class GeneratedPages:
         # (spec, output path, URL).
         self.framed: list[tuple[PageSpec, str, str]] = []
         self.frames: ThemeFrames | None = None  # made by ``write``: the theme frames it filled
+        self.heads: Callable[[PageSpec, str], PageHead] | None = None  # given to ``write``: each page's head
 
     def add(self, spec: PageSpec, config: MkDocsConfig) -> None:
         """A page outside the navigation: copied from the previous build when its inputs are
@@ -74,15 +76,14 @@ class GeneratedPages:
         files: Files,
         *,
         site_dir: Path,
-        head: Callable[[str], str],
+        head: Callable[[PageSpec, str], PageHead],  # a page's head tags, from its spec and URL
         workers: int,
     ) -> None:
         """Each page rendered once into its theme frame and written to the site, in batches over
         worker processes."""
         templates = (SLIM_TEMPLATE, SLIM_TOC) if uses_slim_frame(config, nav) else (PAGE_TEMPLATE, TOC_TEMPLATE)
-        frames = self.frames = ThemeFrames(
-            config, env, nav, files, head=head, template=templates[0], toc_template=templates[1]
-        )
+        frames = self.frames = ThemeFrames(config, env, nav, files, template=templates[0], toc_template=templates[1])
+        self.heads = head
         # A day page and its commits' pages in one batch: they share rendered analyses.
         pages = sorted(self.framed, key=lambda page: page[0].group)
         batches = batches_of(len(pages), workers)
@@ -91,7 +92,8 @@ class GeneratedPages:
             for position in batches[number]:
                 spec, output, url = pages[position]
                 rendered = spec.render()
-                page = frames.page(spec.src_uri, url, html.escape(spec.title), rendered.headings, rendered.html)
+                title = html.escape(spec.title)
+                page = frames.page(spec.src_uri, url, title, rendered.headings, rendered.html, head(spec, url))
                 target = site_dir / output
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(page.encode("utf-8", errors="xmlcharrefreplace"))

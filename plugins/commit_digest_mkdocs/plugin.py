@@ -54,7 +54,7 @@ from commit_digest.site.model.summaries import Summaries
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.parallel import Started, available_cores
 from commit_digest.site.rendering.chrome import EXTRA_KEY, chrome_context
-from commit_digest.site.rendering.feed_list import Feed, feed_head_links
+from commit_digest.site.rendering.feed_list import Feed
 from commit_digest.site.rendering.sanitize import sanitize_html
 from commit_digest.site.views.base import PageSpec
 from commit_digest.site.views.registry import SiteViews
@@ -64,6 +64,7 @@ from commit_digest_mkdocs.frames import toc_tokens
 from commit_digest_mkdocs.generated_pages import GeneratedPages
 from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
 from commit_digest_mkdocs.navigation import NAV_PAGES, add_site_assets, add_site_files, navigation
+from commit_digest_mkdocs.page_heads import PageHeads, add_robots_file
 from commit_digest_mkdocs.slim_frame import SLIM_TEMPLATE, add_frame_files, add_slim_frame, uses_slim_frame
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
@@ -106,6 +107,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         self._page_urls: list[str] = []
         self._last_fetch: datetime | None = None
         self._feeds_by_page: dict[str, list[Feed]] = {}
+        self._heads = PageHeads()  # this build's, made by on_files
         # Generated pages outside the navigation: reused, or framed by this plugin after the build.
         self._generated = GeneratedPages(self._previous, self._manifest, "")
         self._nav: Navigation | None = None
@@ -200,9 +202,16 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 self._specs[spec.src_uri] = spec
             add_site_files(files, config, owned, self.site_options.language)
             add_frame_files(files, config, owned)
+            add_robots_file(files, config, language=self.settings.language, site_languages=self.site_languages)
             self._feeds_by_page = {}
             for feed in views.feeds:
                 self._feeds_by_page.setdefault(feed.page, []).append(feed)
+            self._heads = PageHeads(
+                config,
+                language=self.settings.language,
+                site_languages=self.site_languages,
+                feeds_by_page=self._feeds_by_page,
+            )
         logger.info(
             "commit-digest: %s pages from %s commits (%s reused from the previous build, %s left to "
             "hand-written pages)",
@@ -274,6 +283,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         if spec is not None:
             # The theme prints page titles into <title> and the header; as meta it arrives escaped.
             page.meta["title"] = html.escape(spec.title)
+            page.meta["description"] = self._heads.rendered(page, spec).description  # escaped too
             if uses_slim_frame(config, self._nav):  # in the same frame as the other generated pages
                 page.meta["template"] = SLIM_TEMPLATE
             return ""
@@ -290,20 +300,16 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         return html
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
-        """Announces the page's feeds in its <head> (the home page and each label's page)."""
+        """The page's card, languages and feeds in its <head> (``page_heads``)."""
         frames = self._generated.frames
         if frames is not None and frames.rendering:
-            return output  # a frame shared by many pages: each adds its own (ThemeFrames.head)
-        links = self._feed_links(page.file.src_uri)
-        return output.replace("</head>", links + "</head>", 1) if links else output
+            return output  # a frame shared by many pages: each fills its own (ThemeFrames.page)
+        tags = self._heads.rendered(page, self._specs.get(page.file.src_uri)).tags
+        return output.replace("</head>", tags + "</head>", 1)
 
     @property
     def _workers(self) -> int:
         return self.config.workers or available_cores()
-
-    def _feed_links(self, src_uri: str) -> str:
-        feeds = self._feeds_by_page.get(src_uri)
-        return feed_head_links(feeds, self.site_options.site_url, self.site_options.site_name) if feeds else ""
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Reused pages, the status the footers show (the build time lives there, not in the
@@ -325,7 +331,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                     self._nav,
                     self._files,
                     site_dir=site_dir,
-                    head=self._feed_links,
+                    head=self._heads.generated,
                     workers=self._workers,
                 )
                 facts = status_facts(self._index, last_fetch=self._last_fetch)

@@ -1,12 +1,32 @@
-"""Reading built pages in tests: the article body, its visible text, its links and tables."""
+"""Reading built pages in tests: the article body, its visible text, its links and tables, the
+event handlers its elements carry."""
 
 from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 
 _TAG = re.compile(r"<[^>]+>")
 _PERMALINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
+
+
+class _Handlers(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found += [f"{tag} {name}" for name, _ in attrs if name.startswith("on")]
+
+
+def event_handlers(page: str) -> list[str]:
+    """Every element's event handler attributes ("img onerror") as a browser parses the page: a
+    payload's "onmouseover=" inside an attribute's value is text, not an attribute."""
+    parser = _Handlers()
+    parser.feed(page)
+    parser.close()
+    return parser.found
 
 
 def article(page: str) -> str:

@@ -26,6 +26,7 @@ from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest_mkdocs.build import run_build
 from tests.site.conftest import PROJECT, project_config
 from tests.site.factories import make_commit, ok_analysis, sample_records, sha_for
+from tests.site.test_page_heads import head_of
 
 ZH_NAME, EN_NAME = "vLLM 每日提交摘要", "vLLM daily commit digest"
 HIGH = f"commits/{sha_for('high-1')[:12]}/"
@@ -188,10 +189,28 @@ def test_the_selector_links_the_same_page_in_the_other_language(project: Project
     assert _selector_links(project.site / "index.html") == {"zh": "./", "en": "en/"}
     assert _selector_links(project.site / "en" / "index.html") == {"zh": "../", "en": "./"}
     # No <link rel="alternate"> in the head: material's script would download both sitemaps on
-    # every page view and send the selector's clicks to the other language's home.
+    # every page view and send the selector's clicks to the other language's home (the page's
+    # hreflang links are rel="alternate " for that: test_each_page_links_itself_in_every_language).
     assert '<link rel="alternate"' not in project.page(HIGH).read_text(encoding="utf-8")
     # The 404 page (no page of its own) links each language's home.
     assert _selector_links(project.site / "en" / "404.html") == {"zh": "/en/../", "en": "/en/"}
+
+
+def test_each_page_links_itself_in_every_language(project: Project) -> None:
+    """hreflang alternates by absolute URL, the default language's for any other (x-default), on
+    generated, navigation and hand-written pages; each language's card in its own locale."""
+    root = "https://digest.example.org/"
+    for url in (HIGH, "days/2026-01-15/", "platforms/rocm/2026-01/", "", "about/"):
+        expected = {"zh": root + url, "en": root + "en/" + url, "x-default": root + url}
+        for prefix, locale in (("", "zh_CN"), ("en/", "en_US")):
+            html = (project.site / prefix / url / "index.html").read_text(encoding="utf-8")
+            head = head_of(html)
+            assert head.alternates == expected, prefix + url
+            assert head.meta["og:locale"] == [locale] and head.meta["og:url"] == [root + prefix + url]
+    # One robots.txt, at the site's root, naming both languages' sitemaps.
+    robots = (project.site / "robots.txt").read_text(encoding="utf-8")
+    assert f"Sitemap: {root}sitemap.xml\nSitemap: {root}en/sitemap.xml\n" in robots
+    assert not (project.site / "en" / "robots.txt").exists()
 
 
 @pytest.mark.browser

@@ -58,16 +58,17 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[CommitDigestPlugin,
 
 def test_a_framed_page_is_what_the_themes_whole_template_makes(built: tuple[CommitDigestPlugin, Path]) -> None:
     plugin, site = built
-    frames = plugin._generated.frames
-    assert frames is not None
+    frames, heads = plugin._generated.frames, plugin._generated.heads
+    assert frames is not None and heads is not None
     seen: set[tuple[str, int]] = set()
-    for spec, output, _ in plugin._generated.framed:
+    for spec, output, url in plugin._generated.framed:
         kind = (spec.src_uri.split("/", 1)[0], spec.src_uri.count("/"))
         if kind in seen:
             continue
         seen.add(kind)
         rendered = spec.render()
-        whole = frames.whole_page(spec.src_uri, html.escape(spec.title), rendered.headings, rendered.html)
+        head = heads(spec, url)  # its description, card and feeds: in the frame's slots, or the template's
+        whole = frames.whole_page(spec.src_uri, html.escape(spec.title), rendered.headings, rendered.html, head)
         assert compact_page((site / output).read_text(encoding="utf-8")) == compact_page(whole), spec.src_uri
     assert len(seen) >= 8  # days, commits, months, weeks, platforms, subsystems, their months…
     assert len(plugin._generated.framed) >= 2 * MIN_BATCH  # so the build above used two worker processes
@@ -125,14 +126,15 @@ def test_pages_without_directory_urls_are_framed_as_the_theme_would(tmp_path: Pa
         )
         build(config)
     plugin = config.plugins["commit-digest"]
-    frames = plugin._generated.frames
-    assert frames is not None
+    frames, heads = plugin._generated.frames, plugin._generated.heads
+    assert frames is not None and heads is not None
     checked = 0
     for spec, output, url in plugin._generated.framed:
         if spec.src_uri.startswith(("commits/", "days/", "platforms/")) and checked < 6:
             assert output.endswith(".html") and not output.endswith("/index.html")
             rendered = spec.render()
-            whole = frames.whole_page(spec.src_uri, html.escape(spec.title), rendered.headings, rendered.html)
+            title, head = html.escape(spec.title), heads(spec, url)
+            whole = frames.whole_page(spec.src_uri, title, rendered.headings, rendered.html, head)
             assert compact_page((tmp_path / "files" / output).read_text(encoding="utf-8")) == compact_page(whole), url
             checked += 1
     assert checked == 6

@@ -26,6 +26,8 @@ class Slot(Enum):
     TOC = "toc"  # the rendered table of contents
     SKIP = "skip"  # the anchor of the first heading (the theme's "skip to content" link)
     CONTENT = "content"  # the page's content HTML
+    DESCRIPTION = "description"  # the page's meta description, attribute-escaped
+    HEAD = "head"  # what the page adds just before </head> (its card, languages and feeds), HTML
 
 
 class FrameError(ValueError):
@@ -42,6 +44,8 @@ class FrameMarkers:
     canonical: str
     toc_anchor: str
     content: str
+    description: str
+    head: str
 
     @classmethod
     def new(cls) -> FrameMarkers:
@@ -51,6 +55,8 @@ class FrameMarkers:
             canonical=f"https://cdframe{token}.invalid/page/",
             toc_anchor=f"cdframeskip{token}",
             content=f"cdframecontent{token}",
+            description=f"cdframedescription{token}",
+            head=f"cdframehead{token}",
         )
 
 

@@ -284,6 +284,9 @@ def test_results_arriving_move_nothing_on_the_page(browser: Browser, site_url: s
     # they bring, the status line, the options of the selects would each move what is shown.
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     context.add_init_script(RECORD_SHIFTS)
+    # Only the search page's own shifts: the chrome's stale-data notice, which status.json
+    # decides, is tested with the chrome (tests/site/test_chrome.py).
+    context.route("**/status.json", lambda route: route.fulfill(status=404))
     page = context.new_page()
     page.goto(site_url + "search/?q=修复")
     assert len(wait_for_results(page)) == 20

@@ -23,7 +23,8 @@ _FOCUSED = """() => {
   const box = shown.getBoundingClientRect();
   const style = getComputedStyle(shown);
   return {
-    name: element.tagName + "#" + element.id + "." + element.className + " " + (element.getAttribute("aria-label") || element.textContent || "").trim().slice(0, 30),
+    name: element.tagName + "#" + element.id + "." + element.className + " "
+      + (element.getAttribute("aria-label") || element.textContent || "").trim().slice(0, 30),
     label: element.id === "__drawer" ? element.getAttribute("aria-label") : "-",
     x: box.x, y: box.y, width: box.width, height: box.height,
     visible: style.visibility === "visible" && style.display !== "none",

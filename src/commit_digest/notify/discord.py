@@ -15,7 +15,8 @@ from typing import Any
 from commit_digest.notify.fitting import fitted
 from commit_digest.notify.http_sender import ACCEPTED, Reply, Verdict, again, http_judge, refused
 from commit_digest.notify.inert import markdown_link, markdown_text
-from commit_digest.notify.message import DayMessage, MessageLine
+from commit_digest.notify.markdown_lines import markdown_line
+from commit_digest.notify.message import DayMessage
 
 TITLE_CHARACTERS = 256
 DESCRIPTION_CHARACTERS = 4096
@@ -24,19 +25,12 @@ EMBEDS_CHARACTERS = 6000
 COLOR = 0x3B82F6
 
 
-def _line(line: MessageLine) -> str:
-    facts = " · ".join(markdown_text(fact) for fact in (line.importance, line.change_type) if fact)
-    repository = f"\\[{markdown_text(line.repository)}\\] " if line.repository else ""
-    text = f"- {repository}{markdown_link(line.url, line.title)} `{line.short_sha}` ({facts})"
-    if line.summary:
-        text += f"\n  {markdown_text(line.summary)}"
-    return text
-
-
 def render(message: DayMessage) -> dict[str, Any]:
     parts = [markdown_text(message.counts)]
     for section in message.sections:
-        parts.append(f"**{markdown_text(section.heading)}**\n" + "\n".join(_line(line) for line in section.lines))
+        parts.append(
+            f"**{markdown_text(section.heading)}**\n" + "\n".join(markdown_line(line) for line in section.lines)
+        )
     if message.more:
         parts.append(markdown_text(message.more))
     parts.append(markdown_link(message.day_url, message.open_day))

@@ -21,7 +21,8 @@ from typing import Any
 from commit_digest.notify.fitting import fitted, json_body, utf8_size
 from commit_digest.notify.http_sender import ACCEPTED, HttpRequest, Reply, Verdict, again, http_judge, refused
 from commit_digest.notify.inert import markdown_link, markdown_text
-from commit_digest.notify.message import DayMessage, MessageLine
+from commit_digest.notify.markdown_lines import markdown_line
+from commit_digest.notify.message import DayMessage
 from commit_digest.notify.signing import dingtalk_sign
 
 DINGTALK_TEXT_BYTES = 20_000
@@ -30,21 +31,12 @@ DINGTALK_RATE_LIMIT_CODES = frozenset({130101})
 WECOM_RATE_LIMIT_CODES = frozenset({45009})
 
 
-def _line(line: MessageLine) -> str:
-    facts = " · ".join(markdown_text(fact) for fact in (line.importance, line.change_type) if fact)
-    repository = f"\\[{markdown_text(line.repository)}\\] " if line.repository else ""
-    text = f"- {repository}{markdown_link(line.url, line.title)} `{line.short_sha}` ({facts})"
-    if line.summary:
-        text += f"\n  {markdown_text(line.summary)}"
-    return text
-
-
 def markdown_body(message: DayMessage) -> str:
     parts = [f"### {markdown_text(message.title)}", markdown_text(message.counts)]
     if message.scope:
         parts.append(markdown_text(message.scope))
     for section in message.sections:
-        lines = "\n".join(_line(line) for line in section.lines)
+        lines = "\n".join(markdown_line(line) for line in section.lines)
         parts.append(f"**{markdown_text(section.heading)}**\n\n{lines}")
     if message.more:
         parts.append(markdown_text(message.more))

@@ -28,14 +28,14 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from benchmarks.browser import serve
 
 LIGHTHOUSE_VERSION = "12.2.3"
 DEFAULT_CACHE = Path.home() / ".cache" / "commit-digest" / f"lighthouse-{LIGHTHOUSE_VERSION}"
@@ -92,18 +92,9 @@ class _GzipHandler(SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@contextmanager
-def serve_gzip(site: Path) -> Iterator[str]:
+def serve_gzip(site: Path) -> AbstractContextManager[str]:
     """``site`` over HTTP on 127.0.0.1 with gzip; yields its base URL (ending in "/")."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_GzipHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    return serve(site, _GzipHandler)
 
 
 def lighthouse_command(cache: Path) -> Path:

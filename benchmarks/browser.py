@@ -43,9 +43,10 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve(site: Path) -> Iterator[str]:
-    """The folder ``site`` over HTTP on 127.0.0.1; yields its base URL (ending in "/")."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
+def serve(site: Path, handler: type[SimpleHTTPRequestHandler] = _QuietHandler) -> Iterator[str]:
+    """The folder ``site`` over HTTP on 127.0.0.1 (answered by ``handler``); yields its base URL
+    (ending in "/")."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

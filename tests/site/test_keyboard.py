@@ -52,14 +52,16 @@ def _tab_stops(page: Page, count: int) -> list[dict[str, object]]:
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [412, 1350])
-@pytest.mark.parametrize("path", ["", "days/2026-01-17/", f"commits/{sha_for('high-1')[:12]}/", "about/"])
+@pytest.mark.parametrize(
+    "path", ["", "days/2026-01-17/", f"commits/{sha_for('high-1')[:12]}/", "about/", "search/?q=rocm", "no/such/page/"]
+)
 def test_every_tab_stop_is_on_screen_and_shows_a_ring(browser: Browser, zh_url: str, path: str, width: int) -> None:
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     page.goto(zh_url + path)
     page.wait_for_load_state("networkidle")
     for stop in _tab_stops(page, 30):
-        where = f"{path or 'home'} @{width}: {stop['name']}"
+        where = f"{path or 'home'} @{width}: {stop}"
         assert stop["visible"] and stop["width"] > 0 and stop["height"] > 0, where
         assert 0 <= stop["x"] < width and stop["y"] > -50, where  # on screen (the page scrolls to it)
         assert stop["ring"], where

@@ -291,6 +291,13 @@ def test_the_footer_shows_the_newest_day_the_last_fetch_and_a_stale_notice(
         notice.inner_text().startswith("⚠️ 数据可能已过期：最新的提交日期是 2026-01-17，")
         and "早 8 天" in notice.inner_text()
     )
+    # It can be dismissed, by name, and stays away for the rest of the visit.
+    close = notice.get_by_role("button", name="关闭此提示")
+    close.click()
+    assert page.locator(".digest-stale").count() == 0
+    page.goto(zh_url + "weeks/")
+    _status_ready(page)
+    assert page.locator(".digest-stale").count() == 0
 
 
 @pytest.mark.browser
@@ -327,6 +334,7 @@ def test_status_facts_carry_the_last_fetch_and_the_document_judges_staleness() -
     assert fresh["text"].endswith(" · last successful fetch 2026-01-18 06:30 UTC")
     stale = status_document(facts, built_at=datetime(2026, 1, 21, 7, 0, tzinfo=UTC), language="en")
     assert stale["stale"] is True and "is 4 days before this build" in stale["notice"]
+    assert stale["dismiss"] == "Dismiss this notice" and "dismiss" not in fresh
     # No fetch recorded (a restored or imported store): the newest day alone decides.
     unknown = status_facts(_index())
     assert "last_fetch" not in unknown

@@ -43,7 +43,8 @@ def is_stale(last_day: date | None, last_fetch: datetime | None, built_at: datet
 
 def status_document(facts: dict[str, object], *, built_at: datetime, language: str) -> dict[str, object]:
     """The status document; ``text`` is what the footer shows and ``notice``, present when the
-    data is stale, what the top of the page does (both are set as text, never as HTML)."""
+    data is stale, what the bar at the screen's foot does, with ``dismiss`` naming its close
+    button (all set as text, never as HTML)."""
     texts = Texts(language)
     built = _moment(built_at)
     last_fetch = datetime.fromisoformat(str(facts["last_fetch"])) if "last_fetch" in facts else None
@@ -69,6 +70,7 @@ def status_document(facts: dict[str, object], *, built_at: datetime, language: s
     if document["stale"]:
         notice = texts("status_stale", last=last_day, days=(built_at.date() - last_day).days, built=built)
         document["notice"] = notice.unescape()
+        document["dismiss"] = texts("status_dismiss").unescape()  # the notice's close button
     return document
 
 

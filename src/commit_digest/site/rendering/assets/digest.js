@@ -377,11 +377,26 @@
         element.hidden = false;
       }
       // A bar fixed at the screen's foot (digest.css): shown late, it moves nothing on the page.
-      if (status.stale === true && typeof status.notice === "string") {
+      // Dismissed, it stays away for the rest of the visit (until the notice says something else).
+      var dismissed = "digest-stale-dismissed";
+      if (status.stale === true && typeof status.notice === "string" && sessionStorage.getItem(dismissed) !== status.notice) {
         var notice = document.createElement("div");
         notice.className = "digest-stale";
         notice.setAttribute("role", "status");
-        notice.textContent = status.notice;
+        var words = document.createElement("span");
+        words.textContent = status.notice;
+        notice.appendChild(words);
+        var close = document.createElement("button");
+        close.type = "button";
+        close.className = "digest-stale__close";
+        close.textContent = "×";
+        close.setAttribute("aria-label", typeof status.dismiss === "string" ? status.dismiss : "×");
+        close.addEventListener("click", function () {
+          try { sessionStorage.setItem(dismissed, status.notice); } catch (error) { /* private mode */ }
+          notice.remove();
+          document.body.classList.remove("digest-has-stale");
+        });
+        notice.appendChild(close);
         document.body.appendChild(notice);
         document.body.classList.add("digest-has-stale");
       }

@@ -19,7 +19,6 @@ from commit_digest.site.rendering.describe import (
     commits_description,
     label_description,
     listing_description,
-    plain_text,
 )
 from commit_digest.site.rendering.head import ALTERNATE_REL, SiteHead, site_head
 from commit_digest.site.rendering.i18n import Texts
@@ -49,14 +48,18 @@ def _specs(records: list[CommitRecord], language: str = "zh") -> dict[str, PageS
 # -- plain text and cutting ---------------------------------------------------------------------
 
 
-def test_markdown_marks_line_breaks_and_direction_controls_are_left_out() -> None:
-    assert plain_text("**Fixes** the `__init__` path of [the engine](https://x.org/a) in *one* place") == (
-        "Fixes the __init__ path of the engine in one place"
+def test_a_gist_is_one_line_of_plain_text_as_the_page_shows_it() -> None:
+    """The page shows an analysis as escaped text: its description is that text on one line, code
+    spans without their backticks, without line breaks or explicit direction controls."""
+    item = _index(
+        [
+            CommitRecord(
+                commit=make_commit("a", "[Core] x", datetime(2026, 1, 8, tzinfo=UTC)),
+                analysis=ok_analysis(Importance.HIGH, summary=("`__init__` of *one*\npath\u202e",)),
+            )
+        ]
     )
-    assert plain_text("- keeps max_num_seqs and 2*3*4 as written\n  over ~~two~~ lines") == (
-        "keeps max_num_seqs and 2*3*4 as written over two lines"
-    )
-    assert plain_text("## 标题 \\*星号\\* ![图](a.png)\u202e") == "标题 *星号* 图"
+    assert commit_description(item.days[0].commits[0], Texts("en")) == "__init__ of *one* path"
 
 
 def test_a_long_description_is_cut_at_a_word_or_a_character() -> None:
@@ -92,13 +95,13 @@ def test_a_commit_page_is_described_by_its_gist_or_its_title_and_day() -> None:
     analysed, unanalysed = sorted(index.days[0].commits, key=lambda item: item.analysed, reverse=True)
     assert (
         commit_description(analysed, Texts("zh"))
-        == "Fixes the KV cache layout on ROCm so that paged attention is faster"
+        == "**Fixes** the KV cache layout on ROCm so that paged attention is faster"
     )
     described = commit_description(unanalysed, Texts("en"))
     assert described.endswith("code done (2026-01-08)") and "\n" not in described and "\u202e" not in described
     assert "`" not in described
     spec = _specs(records)[f"commits/{analysed.sha[:12]}.md"]
-    assert spec.article and spec.description().startswith("Fixes the KV cache")
+    assert spec.article and spec.description().startswith("**Fixes** the KV cache")
 
 
 def test_a_day_page_gives_its_counts_and_most_important_titles_in_the_sites_language() -> None:

@@ -9,7 +9,7 @@ scripts written without spaces) with "…".
 
 Pure: the site's words and model in, plain text out; whoever puts it in HTML escapes it
 (``head.py``). Untrusted text loses its explicit direction controls and line breaks here
-(``escape.plain_name``), as every plain text of the site does.
+(``escape.plain_name``, ``escape.title_plain``), as every plain text of the site does.
 """
 
 from __future__ import annotations
@@ -26,38 +26,10 @@ from commit_digest.site.rendering.i18n import Texts
 DESCRIPTION_CHARS = 160
 _ELLIPSIS = "…"
 
-# The Markdown an analysis may carry (it is shown as text on the page, but a description reads
-# better without the marks): code spans, links and images, emphasis, a line's block marker.
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
-_STRONG = re.compile(r"(?<!\\)(\*\*|__|~~)(?=\S)(.+?)(?<=[^\s\\])\1", re.S)
-# One * or _ only around words: snake_case names and 2*3 stay as written.
-_EMPHASIS = re.compile(
-    r"(?<![\w*\\])\*(?=\S)(.+?)(?<=[^\s\\])\*(?![\w*])|(?<![\w_\\])_(?=\S)(.+?)(?<=[^\s\\])_(?![\w_])", re.S
-)
-_BLOCK_START = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+)", re.M)
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 # Scripts written without spaces between words: a description may be cut after any character.
 _UNSPACED = re.compile(r"[\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 # What a cut leaves at the end before its "…".
 _TRAILING = " ,;:.、，；：。·-–—"
-
-
-def plain_text(markdown: object) -> str:
-    """Text written in Markdown (an analysis's bullet) as one line of plain text: without its
-    marks, line breaks, control characters and explicit direction controls."""
-    text = _BLOCK_START.sub("", str(markdown))
-    pieces = _CODE_SPAN.split(text)
-    # split() with one group gives text, the span's backticks, the span's content, text, …
-    parts = []
-    for position in range(0, len(pieces), 3):
-        outside = _LINK.sub(r"\1", pieces[position])
-        outside = _STRONG.sub(r"\2", outside)
-        outside = _EMPHASIS.sub(lambda match: match.group(1) or match.group(2), outside)
-        parts.append(_ESCAPED.sub(r"\1", outside))
-        if position + 2 < len(pieces):
-            parts.append(pieces[position + 2].strip())
-    return plain_name("".join(parts))
 
 
 def _joins_previous(text: str, position: int) -> bool:
@@ -134,7 +106,8 @@ def commits_description(lead: str, commits: Sequence[SiteCommit], texts: Texts, 
 def commit_description(item: SiteCommit, texts: Texts) -> str:
     """A commit's gist: its analysis's first summary bullet; without an analysis, its title and day."""
     analysis = item.analysis if item.analysed else None
-    gist = plain_text(analysis.summary[0]) if analysis is not None and analysis.summary else ""
+    # As the page shows it (escaped text), plain: code spans without their backticks, one line.
+    gist = title_plain(analysis.summary[0], None) if analysis is not None and analysis.summary else ""
     if gist:
         return clipped(gist)
     title = title_plain(item.title, DESCRIPTION_CHARS)

@@ -27,8 +27,6 @@ def test_a_frame_fills_every_place_of_a_slot_and_keeps_the_rest() -> None:
     assert frame.fill({Slot.TITLE: "a&amp;b", Slot.CONTENT: "<p>x</p>"}) == (
         "<t>a&amp;b</t><h>a&amp;b</h><main><p>x</p></main>"
     )
-    with_feeds = frame.with_head("<link>", marker="<main>")
-    assert with_feeds.fill({Slot.TITLE: "", Slot.CONTENT: "<main>"}) == "<t></t><h></h><link><main><main></main>"
 
 
 def test_a_theme_page_without_a_required_place_cannot_be_framed() -> None:

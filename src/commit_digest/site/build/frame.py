@@ -97,13 +97,3 @@ class Frame:
     def compacted(self) -> Frame:
         """The frame without the whitespace a browser never shows (``compact.compact_parts``)."""
         return Frame(compact_parts(self.parts), self.slots)
-
-    def with_head(self, text: str, marker: str = "</head>") -> Frame:
-        """The frame with ``text`` just before the first ``marker`` of its own parts (e.g. a
-        page's feed links before </head>); unchanged when no part holds the marker."""
-        for position, part in enumerate(self.parts):
-            if marker in part:
-                parts = list(self.parts)
-                parts[position] = part.replace(marker, text + marker, 1)
-                return Frame(tuple(parts), self.slots)
-        return self

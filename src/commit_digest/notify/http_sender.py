@@ -92,6 +92,8 @@ def retry_after(headers: Mapping[str, str], now: datetime) -> float | None:
         moment = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
+    if moment.tzinfo is None:  # "-0000": a time in UTC whose zone the sender did not name
+        moment = moment.replace(tzinfo=UTC)
     return max(0.0, (moment - now).total_seconds())
 
 

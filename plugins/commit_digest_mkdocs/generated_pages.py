@@ -42,7 +42,6 @@ class GeneratedPages:
         # (spec, output path, URL).
         self.framed: list[tuple[PageSpec, str, str]] = []
         self.frames: ThemeFrames | None = None  # made by ``write``: the theme frames it filled
-        self.heads: Callable[[PageSpec, str], PageHead] | None = None  # given to ``write``: each page's head
 
     def add(self, spec: PageSpec, config: MkDocsConfig) -> None:
         """A page outside the navigation: copied from the previous build when its inputs are
@@ -83,7 +82,6 @@ class GeneratedPages:
         worker processes."""
         templates = (SLIM_TEMPLATE, SLIM_TOC) if uses_slim_frame(config, nav) else (PAGE_TEMPLATE, TOC_TEMPLATE)
         frames = self.frames = ThemeFrames(config, env, nav, files, template=templates[0], toc_template=templates[1])
-        self.heads = head
         # A day page and its commits' pages in one batch: they share rendered analyses.
         pages = sorted(self.framed, key=lambda page: page[0].group)
         batches = batches_of(len(pages), workers)

@@ -56,8 +56,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[CommitDigestPlugin,
 
 def test_a_framed_page_is_what_the_themes_whole_template_makes(built: tuple[CommitDigestPlugin, Path]) -> None:
     plugin, site = built
-    frames, heads = plugin._generated.frames, plugin._generated.heads
-    assert frames is not None and heads is not None
+    frames, heads = plugin._generated.frames, plugin._heads.generated
+    assert frames is not None
     seen: set[tuple[str, int]] = set()
     for spec, output, url in plugin._generated.framed:
         kind = (spec.src_uri.split("/", 1)[0], spec.src_uri.count("/"))
@@ -124,8 +124,8 @@ def test_pages_without_directory_urls_are_framed_as_the_theme_would(tmp_path: Pa
         )
         build(config)
     plugin = config.plugins["commit-digest"]
-    frames, heads = plugin._generated.frames, plugin._generated.heads
-    assert frames is not None and heads is not None
+    frames, heads = plugin._generated.frames, plugin._heads.generated
+    assert frames is not None
     checked = 0
     for spec, output, url in plugin._generated.framed:
         if spec.src_uri.startswith(("commits/", "days/", "platforms/")) and checked < 6:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import httpx
 import pytest
 
-from commit_digest.notify.http_sender import retry_after
+from commit_digest.notify import discord
+from commit_digest.notify.http_sender import Reply, retry_after
 
 NOW = datetime(2026, 1, 9, 3, tzinfo=UTC)
 
@@ -26,3 +28,20 @@ NOW = datetime(2026, 1, 9, 3, tzinfo=UTC)
 )
 def test_retry_after_reads_numbers_and_dates_and_never_fails(value: str, seconds: float | None) -> None:
     assert retry_after({"retry-after": value}, NOW) == seconds
+
+
+@pytest.mark.parametrize(
+    ("body", "wait"),
+    [
+        (b'{"retry_after": 1.5}', 1.5),
+        (b'{"retry_after": -3}', 0.0),  # time.sleep(-3) raises ValueError
+        (b'{"retry_after": NaN}', None),  # Python's json reads NaN; time.sleep(nan) raises too
+        (b'{"retry_after": "soon"}', None),
+        (b'{"retry_after": [1]}', None),
+        (b"<html>Too Many Requests</html>", None),
+        (b"[1, 2]", None),
+    ],
+)
+def test_discord_429_bodies_give_a_wait_a_sleep_accepts(body: bytes, wait: float | None) -> None:
+    verdict = discord.judge(Reply(429, httpx.Headers({}), body), NOW)
+    assert verdict.retry and verdict.wait == wait

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from commit_digest.notify.fitting import fitted
-from commit_digest.notify.http_sender import ACCEPTED, Reply, Verdict, again, http_judge, refused
+from commit_digest.notify.http_sender import ACCEPTED, Reply, Verdict, again, http_judge, refused, wait_seconds
 from commit_digest.notify.inert import markdown_link, markdown_text
 from commit_digest.notify.markdown_lines import markdown_line
 from commit_digest.notify.message import DayMessage
@@ -65,8 +65,8 @@ def payload(message: DayMessage) -> dict[str, Any]:
 def judge(reply: Reply, now: datetime) -> Verdict:
     if reply.status == 429 and "retry-after" not in reply.headers:
         try:
-            wait = float(reply.json_object().get("retry_after", 0))
-        except (ValueError, TypeError):
+            wait = wait_seconds(reply.json_object().get("retry_after"))
+        except ValueError:
             wait = None
         return again("rate limited (HTTP 429)", wait)
     shared = http_judge(reply, now)

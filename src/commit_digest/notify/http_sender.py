@@ -14,6 +14,7 @@ raised here has the URL, the secrets and the URL's query replaced by ``***``. ``
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -79,15 +80,24 @@ def again(reason: str, wait: float | None = None) -> Verdict:
     return Verdict(accepted=False, retry=True, wait=wait, reason=reason)
 
 
+def wait_seconds(value: object) -> float | None:
+    """A wait a service names as a number (a header's text, a JSON value): never negative; None
+    when it is no number (NaN included, which no sleep takes)."""
+    try:
+        seconds = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None if math.isnan(seconds) else max(0.0, seconds)
+
+
 def retry_after(headers: Mapping[str, str], now: datetime) -> float | None:
     """Seconds from a ``Retry-After`` header: a number, or an HTTP date (RFC 9110)."""
     value = headers.get("retry-after")
     if value is None:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    seconds = wait_seconds(value)
+    if seconds is not None:
+        return seconds
     try:
         moment = parsedate_to_datetime(value)
     except (TypeError, ValueError):

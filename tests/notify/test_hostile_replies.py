@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import httpx
 import pytest
 
-from commit_digest.notify import discord
-from commit_digest.notify.http_sender import Reply, retry_after
+from commit_digest.notify import discord, feishu, markdown_bots
+from commit_digest.notify.http_sender import Reply, Verdict, retry_after
+
+Judge = Callable[[Reply, datetime], Verdict]
 
 NOW = datetime(2026, 1, 9, 3, tzinfo=UTC)
 
@@ -45,3 +48,21 @@ def test_retry_after_reads_numbers_and_dates_and_never_fails(value: str, seconds
 def test_discord_429_bodies_give_a_wait_a_sleep_accepts(body: bytes, wait: float | None) -> None:
     verdict = discord.judge(Reply(429, httpx.Headers({}), body), NOW)
     assert verdict.retry and verdict.wait == wait
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("judge", "status"),
+    [
+        (feishu.judge, 200),
+        (markdown_bots.dingtalk_judge, 200),
+        (markdown_bots.wecom_judge, 200),
+        (discord.judge, 429),  # Discord reads its body only on a 429
+    ],
+)
+def test_an_answer_nested_past_the_stack_is_refused_or_retried_not_a_crash(judge: Judge, status: int) -> None:
+    verdict = judge(Reply(status, httpx.Headers({}), DEEP), NOW)
+    assert not verdict.accepted
+    assert verdict.retry is (status == 429)

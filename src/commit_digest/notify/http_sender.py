@@ -53,7 +53,10 @@ class Reply:
 
     def json_object(self) -> dict[str, Any]:
         """The answer as a JSON object (Feishu's, DingTalk's, WeCom's); ValueError when it is none."""
-        value = json.loads(self.body.decode("utf-8", errors="replace"))
+        try:
+            value = json.loads(self.body.decode("utf-8", errors="replace"))
+        except RecursionError as error:  # "[[[[…" nested past Python's stack: no answer of a service
+            raise ValueError("the answer is nested too deeply") from error
         if not isinstance(value, dict):
             raise ValueError("the answer is not a JSON object")
         return value

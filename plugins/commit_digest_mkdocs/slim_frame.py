@@ -10,6 +10,7 @@ footer with references to shared files instead. Another theme keeps its own main
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ from commit_digest.site.rendering.icon_sprite import (
     sprite_document,
 )
 
+logger = logging.getLogger("mkdocs.plugins.commit_digest.slim_frame")
+
 THEME_DIR = Path(__file__).parent / "theme"
 SLIM_TEMPLATE = "digest-page.html"
 SLIM_TOC = "digest-toc.html"
@@ -44,11 +47,11 @@ _THEME_ASSET = re.compile(r"'(assets/(?:stylesheets/(?:main|palette)|javascripts
 _EXTRAS_SHOWN_BY_MATERIAL = ("analytics", "consent", "version", "scope", "annotate", "tags")
 
 
-def uses_slim_frame(config: MkDocsConfig, nav: Any = None) -> bool:
-    """Whether the generated pages get the slim frame: material as this site configures it (tabs,
-    a navigation without sections, no Google fonts, no analytics, consent, version selector or
-    announcement), and no page template of the site owner's (their main.html frames the
-    generated pages too, as it does every other page)."""
+def slim_frame_configured(config: MkDocsConfig) -> bool:
+    """Whether the site is configured for the slim frame: material as this site configures it
+    (tabs, no Google fonts, no analytics, consent, version selector or announcement), and no
+    page template of the site owner's (their main.html frames the generated pages too, as it
+    does every other page)."""
     if config.theme.name != "material":
         return False
     custom = config.theme.custom_dir
@@ -62,14 +65,20 @@ def uses_slim_frame(config: MkDocsConfig, nav: Any = None) -> bool:
         and "announce.dismiss" not in features
         and config.theme.get("font") is False
         and not any(extra.get(name) for name in _EXTRAS_SHOWN_BY_MATERIAL)
-        and (nav is None or FrameHelpers.flat(nav))
     )
+
+
+def uses_slim_frame(config: MkDocsConfig, nav: Any) -> bool:
+    """Whether this build's generated pages get the slim frame: configured for it, its shared
+    files made (``add_frame_files``: the theme was one it can read), and a navigation without
+    sections."""
+    return slim_frame_configured(config) and config.extra.get(EXTRA_KEY) is not None and FrameHelpers.flat(nav)
 
 
 def add_slim_frame(config: MkDocsConfig) -> None:
     """The slim templates after every other template folder: their names are the plugin's own,
     and a site owner's custom_dir can still replace them."""
-    if uses_slim_frame(config) and str(THEME_DIR) not in config.theme.dirs:
+    if slim_frame_configured(config) and str(THEME_DIR) not in config.theme.dirs:
         config.theme.dirs.append(str(THEME_DIR))
 
 
@@ -97,11 +106,17 @@ class FrameHelpers:
 def add_frame_files(files: Files, config: MkDocsConfig, owned: set[str]) -> None:
     """The sprite of the icons the slim frame shows and material's palette script as a shared
     file; a site owner's file at either path wins."""
-    if not uses_slim_frame(config):
+    if not slim_frame_configured(config):
         return
     env = config.theme.get_env()
-    icons = {role: _icon(env, name) for role, name in _icon_names(config).items()}
-    assets = _theme_assets(env)
+    try:
+        icons = {role: _icon(env, name) for role, name in _icon_names(config).items()}
+        assets = _theme_assets(env)
+    except PluginError as error:
+        # Another version of the theme than the frame was written for: its own template frames
+        # every page, as on any other theme.
+        logger.warning("%s; the generated pages keep the theme's own template", error)
+        return
     stylesheets = [path for path in assets if "/main." in path or ("/palette." in path and config.theme.get("palette"))]
     bundle = next(path for path in assets if path.endswith(".js"))
     config.extra[EXTRA_KEY] = FrameHelpers(icons, stylesheets, bundle)

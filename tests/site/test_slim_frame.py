@@ -36,7 +36,12 @@ def test_an_icon_becomes_a_symbol_and_a_reference() -> None:
     assert [symbol.get("id") for symbol in symbols] == ["fontawesome-brands-git-alt", "material-menu"]
 
 
-@pytest.mark.parametrize("svg", ["<svg><path/></svg>", "<div viewBox='0 0 1 1'></div>", ""])
+def test_an_icon_file_may_start_with_an_xml_declaration_and_comments() -> None:
+    icon = parse_icon("own/logo", '<?xml version="1.0"?>\n<!-- drawn by hand -->\n' + MENU)
+    assert (icon.view_box, icon.body) == ("0 0 24 24", '<path d="M3 6h18v2H3z"/>')
+
+
+@pytest.mark.parametrize("svg", ["<svg><path/></svg>", "<div viewBox='0 0 1 1'></div>", "", "<svg viewBox='0 0 1 1'>"])
 def test_an_icon_that_is_not_one_svg_with_a_view_box_is_refused(svg: str) -> None:
     with pytest.raises(IconError, match="material/x"):
         parse_icon("material/x", svg)
@@ -98,7 +103,7 @@ def test_the_slim_frame_is_for_material_as_the_site_configures_it(
 ) -> None:
     from mkdocs.config.defaults import MkDocsConfig
 
-    from commit_digest_mkdocs.slim_frame import uses_slim_frame
+    from commit_digest_mkdocs.slim_frame import slim_frame_configured
 
     theme: dict[str, object] = {"name": "material", "features": ["navigation.tabs"], "font": False}
     theme.update(change.get("theme", {}))
@@ -109,7 +114,7 @@ def test_the_slim_frame_is_for_material_as_the_site_configures_it(
     )
     errors, _ = config.validate()
     assert not errors
-    assert uses_slim_frame(config) is slim
+    assert slim_frame_configured(config) is slim
 
 
 def test_a_site_owners_page_template_frames_the_generated_pages(tmp_path: Path) -> None:
@@ -173,3 +178,30 @@ def test_the_sections_are_tabs_at_desktop_width(browser: Browser, zh_url: str) -
     icon = page.locator("form[data-md-component=palette] label:visible svg").bounding_box()
     assert icon is not None and icon["width"] > 10  # the sprite's symbol draws
     context.close()
+
+
+def test_a_theme_the_frame_cannot_read_keeps_its_own_template(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another version of material, whose base.html names its assets otherwise: a warning, and
+    the generated pages are framed by the theme's own template (no slim frame, no shared files)."""
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.exceptions import PluginError
+    from mkdocs.structure.files import Files
+
+    from commit_digest_mkdocs import slim_frame
+
+    def unreadable(env: object) -> list[str]:
+        raise PluginError("commit-digest: the theme's base.html names [] as its assets; expected three")
+
+    monkeypatch.setattr(slim_frame, "_theme_assets", unreadable)
+    (tmp_path / "docs").mkdir()
+    config = MkDocsConfig()
+    theme = {"name": "material", "features": ["navigation.tabs"], "font": False}
+    config.load_dict({"site_name": "x", "docs_dir": str(tmp_path / "docs"), "theme": theme})
+    assert not config.validate()[0]
+    files = Files([])
+    slim_frame.add_frame_files(files, config, set())
+    assert list(files) == [] and slim_frame.EXTRA_KEY not in config.extra
+    assert not slim_frame.uses_slim_frame(config, type("Nav", (), {"items": []})())
+    assert "keep the theme's own template" in caplog.text

@@ -18,7 +18,8 @@ from markupsafe import Markup
 
 SPRITE_PATH = "assets/digest-icons.svg"
 
-_SVG = re.compile(r"^\s*<svg\b([^>]*)>(.*)</svg>\s*$", re.DOTALL)
+# An icon file: one <svg> element, after an XML declaration or comments if its editor wrote them.
+_SVG = re.compile(r"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<svg\b([^>]*)>(.*)</svg>\s*$", re.DOTALL)
 _VIEW_BOX = re.compile(r"""\bviewBox\s*=\s*["']([^"']+)["']""")
 
 

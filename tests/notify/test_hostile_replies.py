@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -66,3 +67,11 @@ def test_an_answer_nested_past_the_stack_is_refused_or_retried_not_a_crash(judge
     verdict = judge(Reply(status, httpx.Headers({}), DEEP), NOW)
     assert not verdict.accepted
     assert verdict.retry is (status == 429)
+
+
+@pytest.mark.parametrize("judge", [feishu.judge, markdown_bots.dingtalk_judge, markdown_bots.wecom_judge])
+@pytest.mark.parametrize("code", [[0], {"value": 0}, "0", None, False, 0.0])
+def test_an_error_code_that_is_no_integer_is_refused_not_a_crash(judge: Judge, code: object) -> None:
+    body = json.dumps({"code": code, "errcode": code}).encode()
+    verdict = judge(Reply(200, httpx.Headers({}), body), NOW)
+    assert not verdict.accepted and not verdict.retry

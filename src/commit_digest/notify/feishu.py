@@ -15,7 +15,16 @@ from datetime import datetime
 from typing import Any
 
 from commit_digest.notify.fitting import fitted, json_body
-from commit_digest.notify.http_sender import ACCEPTED, HttpRequest, Reply, Verdict, again, http_judge, refused
+from commit_digest.notify.http_sender import (
+    ACCEPTED,
+    HttpRequest,
+    Reply,
+    Verdict,
+    again,
+    http_judge,
+    integer_code,
+    refused,
+)
 from commit_digest.notify.inert import lark_text
 from commit_digest.notify.message import DayMessage, MessageLine
 from commit_digest.notify.signing import feishu_sign
@@ -79,7 +88,7 @@ def judge(reply: Reply, now: datetime) -> Verdict:
         answer = reply.json_object()
     except ValueError:
         return refused(f"HTTP {reply.status}: {reply.text()}")
-    code = answer.get("code", answer.get("StatusCode"))
+    code = integer_code(answer.get("code", answer.get("StatusCode")))
     if reply.status == 200 and code == 0:
         return ACCEPTED
     if code in RATE_LIMIT_CODES:

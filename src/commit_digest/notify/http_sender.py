@@ -62,6 +62,12 @@ class Reply:
         return value
 
 
+def integer_code(value: object) -> int | None:
+    """An answer's error code as the integer the service documents; None for anything else (a
+    list or an object would not even hash for a lookup; ``false`` and ``0.0`` are not ``0``)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What a service's answer means: accepted, try again (after ``wait`` seconds when it says), or refused."""

@@ -19,7 +19,16 @@ from datetime import datetime
 from typing import Any
 
 from commit_digest.notify.fitting import fitted, json_body, utf8_size
-from commit_digest.notify.http_sender import ACCEPTED, HttpRequest, Reply, Verdict, again, http_judge, refused
+from commit_digest.notify.http_sender import (
+    ACCEPTED,
+    HttpRequest,
+    Reply,
+    Verdict,
+    again,
+    http_judge,
+    integer_code,
+    refused,
+)
 from commit_digest.notify.inert import markdown_link, markdown_text
 from commit_digest.notify.markdown_lines import markdown_line
 from commit_digest.notify.message import DayMessage
@@ -80,7 +89,7 @@ def _errcode_judge(reply: Reply, now: datetime, rate_limited: frozenset[int]) ->
         answer = reply.json_object()
     except ValueError:
         return refused(f"HTTP {reply.status}: {reply.text()}")
-    code = answer.get("errcode")
+    code = integer_code(answer.get("errcode"))
     if reply.status == 200 and code == 0:
         return ACCEPTED
     if code in rate_limited:

@@ -379,7 +379,9 @@
       // A bar fixed at the screen's foot (digest.css): shown late, it moves nothing on the page.
       // Dismissed, it stays away for the rest of the visit (until the notice says something else).
       var dismissed = "digest-stale-dismissed";
-      if (status.stale === true && typeof status.notice === "string" && sessionStorage.getItem(dismissed) !== status.notice) {
+      var before = null;
+      try { before = sessionStorage.getItem(dismissed); } catch (error) { /* storage turned off */ }
+      if (status.stale === true && typeof status.notice === "string" && before !== status.notice) {
         var notice = document.createElement("div");
         notice.className = "digest-stale";
         notice.setAttribute("role", "status");

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from commit_digest.notify import discord, feishu, markdown_bots
-from commit_digest.notify.http_sender import Reply, Verdict, retry_after
+from commit_digest.notify import discord, feishu, markdown_bots, webhook
+from commit_digest.notify.http_sender import HttpRequest, HttpSender, Reply, SendError, Verdict, retry_after
 
 Judge = Callable[[Reply, datetime], Verdict]
 
@@ -75,3 +75,25 @@ def test_an_error_code_that_is_no_integer_is_refused_not_a_crash(judge: Judge, c
     body = json.dumps({"code": code, "errcode": code}).encode()
     verdict = judge(Reply(200, httpx.Headers({}), body), NOW)
     assert not verdict.accepted and not verdict.retry
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::1/hooks/T0K3N-SECRET",  # httpx.InvalidURL: no HTTPError, it escaped the run
+        "http://exa\x01mple.org/hooks/T0K3N-SECRET",
+        "hooks.example.org/T0K3N-SECRET",  # no scheme: retried four times before
+        "ftp://example.org/T0K3N-SECRET",
+    ],
+)
+def test_a_variable_holding_no_http_url_fails_its_channel_at_once_and_names_no_url(url: str) -> None:
+    sleeps: list[float] = []
+    sender = HttpSender(sleep=sleeps.append, clock=lambda: NOW)
+    try:
+        with pytest.raises(SendError) as raised:
+            sender.send(HttpRequest(url, b"{}"), webhook.judge)
+    finally:
+        sender.close()
+    assert "not a valid http" in str(raised.value)
+    assert "T0K3N" not in str(raised.value) and "example" not in str(raised.value)
+    assert sleeps == []

@@ -133,7 +133,10 @@ def redacted(text: str, secrets: Iterable[str]) -> str:
 
 
 def _secrets_of(request: HttpRequest, extra: Iterable[str]) -> list[str]:
-    parts = urlsplit(request.url)
+    try:
+        parts = urlsplit(request.url)
+    except ValueError:  # "http://[::1/…": not a URL at all; the whole of it is hidden
+        return [request.url, *request.params.values(), *extra]
     return [request.url, parts.query, parts.path, *request.params.values(), *extra]
 
 
@@ -179,6 +182,10 @@ class HttpSender:
                 )
                 reply = Reply(response.status_code, response.headers, response.content)
                 verdict = judge(reply, self.clock())
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol):
+                # A variable holding no http(s) URL fails the same way every time: not retried,
+                # and the error's text (which quotes the URL) is not repeated.
+                verdict = refused("the webhook URL is not a valid http:// or https:// URL")
             except httpx.HTTPError as error:
                 verdict = again(f"{type(error).__name__}: {error}")
             if verdict.accepted:

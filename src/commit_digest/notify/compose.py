@@ -102,7 +102,8 @@ class Composer:
         summary = _one_line(analysis.summary[0], SUMMARY_CHARACTERS) if with_summary and analysis else None
         titles = self.links.repository_titles or {}
         return MessageLine(
-            title=title_plain(item.title, TITLE_CHARACTERS),
+            # A title of only spaces would be a link with no text, which no service shows.
+            title=title_plain(item.title, TITLE_CHARACTERS) or item.short_sha,
             url=self.links.commit(item),
             short_sha=item.short_sha,
             importance=self.words[f"importance_{item.group}"],

@@ -148,3 +148,22 @@ def test_a_missing_variable_fails_its_channel_only(tmp_path: Path, server: Webho
         "failed: wecom (wecom) 2026-01-08: the environment variable WECOM_URL is not set; the next run retries" in lines
     )
     assert "slack: sent 2026-01-08 (4 commit lines)" in lines
+
+
+def test_a_day_not_complete_yet_is_refused_and_nothing_is_sent(
+    tmp_path: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sent before its last commits are fetched, a day would be recorded as delivered and the
+    rest of it never sent: --day names only a complete day (--dry-run may look at any)."""
+    listed, environ = _channels(server)
+    config_file = write_project(tmp_path, listed, day_records(6))
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    arguments = ["notify", "-f", str(config_file), "--day", "2999-01-01", "--durable-dir", str(tmp_path / "data")]
+    assert main(arguments) == 2
+    error = capsys.readouterr().err
+    assert "--day 2999-01-01 is not complete yet" in error and error.count("\n") == 1
+    assert server.received(TOKEN_PATH) == []
+    with AnalysisStore(tmp_path / "cache") as store:
+        assert list(NotificationLedger(store).deliveries()) == []
+    assert main([*arguments, "--dry-run"]) == 0

@@ -128,6 +128,13 @@ def notify_site(
     zone = settings.zone
     today = moment.astimezone(zone).date()
     complete_before = (site_last_fetch(store, settings) or moment).astimezone(zone).date()
+    if options.day is not None and options.day >= complete_before and not options.dry_run:
+        # Sent now, the day would be recorded as delivered and its later commits never sent.
+        raise InputError(
+            f"--day {options.day.isoformat()} is not complete yet: commits are fetched up to "
+            f"{complete_before.isoformat()} ({settings.timezone}); send it after a later fetch, "
+            "or look at it with --dry-run"
+        )
     first = options.day or today - timedelta(days=max(channel.catch_up_days for channel in settings.notify))
     last = options.day or complete_before
     taxonomy = site_taxonomy(settings)

@@ -13,12 +13,13 @@ from commit_digest.site.build.robots import robots_txt
 from commit_digest.site.model.index import SiteIndex, build_index
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.describe import (
-    DESCRIPTION_CHARS,
+    DESCRIPTION_WIDTH,
     clipped,
     commit_description,
     commits_description,
     label_description,
     listing_description,
+    width,
 )
 from commit_digest.site.rendering.head import ALTERNATE_REL, SiteHead, site_head
 from commit_digest.site.rendering.i18n import Texts
@@ -65,16 +66,16 @@ def test_a_gist_is_one_line_of_plain_text_as_the_page_shows_it() -> None:
 def test_a_long_description_is_cut_at_a_word_or_a_character() -> None:
     words = "word " * 50
     cut = clipped(words.strip())
-    assert len(cut) <= DESCRIPTION_CHARS and cut.endswith("word…")
+    assert width(cut) <= DESCRIPTION_WIDTH and cut.endswith("word…")
     assert clipped("x" * 10) == "x" * 10
     chinese = "在上启用布局" * 30
     cut = clipped(chinese)
-    assert len(cut) == DESCRIPTION_CHARS and cut.endswith("…")
+    assert len(cut) == DESCRIPTION_WIDTH // 2 and width(cut) == DESCRIPTION_WIDTH - 1 and cut.endswith("…")
     # A word in a line of Chinese is not cut either: "ROCm" stays whole.
-    assert clipped("在 ROCm 上启用布局" * 30).endswith("上启用布局在…")
+    assert clipped("中" * 78 + " ROCm 加速") == "中" * 78 + "…"
     # Never inside a character as it is seen: a combining accent or a joined emoji stays whole.
-    accented = "a" * (DESCRIPTION_CHARS - 2) + "e\u0301" + "tail"
-    assert clipped(accented) == "a" * (DESCRIPTION_CHARS - 2) + "…"
+    accented = "a" * (DESCRIPTION_WIDTH - 2) + "e\u0301" + "tail"
+    assert clipped(accented) == "a" * (DESCRIPTION_WIDTH - 2) + "…"
     family = "x " * 79 + "\U0001f468\u200d\U0001f469\u200d\U0001f467" + " end"
     assert clipped(family) == "x " * 78 + "x…"
 
@@ -111,7 +112,7 @@ def test_a_day_page_gives_its_counts_and_most_important_titles_in_the_sites_lang
     assert zh.index("Enable shuffle kv cache layout") < zh.index("Support MXFP4")  # high first
     en = _specs(sample_records(), "en")["days/2026-01-15.md"].description()
     assert en.startswith("2026-01-15: ") and "commits, 1 high · 1 medium · 1 low" in en
-    assert len(zh) <= DESCRIPTION_CHARS and len(en) <= DESCRIPTION_CHARS
+    assert width(zh) <= DESCRIPTION_WIDTH and width(en) <= DESCRIPTION_WIDTH
     assert not specs["days/2026-01-15.md"].article
 
 
@@ -234,4 +235,4 @@ def test_a_busy_day_lists_as_many_titles_as_its_description_holds() -> None:
     ]
     described = _specs(records, "en")["days/2026-01-08.md"].description()
     assert described.startswith("2026-01-08: 60 commits, 30 high · 30 low. [Core] Change number 58 of many")
-    assert len(described) <= DESCRIPTION_CHARS and described.endswith("…")
+    assert width(described) <= DESCRIPTION_WIDTH and described.endswith("…")

@@ -4,8 +4,8 @@ engines show under its title and link previews (Slack, WeChat…) under its name
 A commit page's is its gist (its analysis's first summary bullet; an unanalysed commit's title
 and day); a page of commits (a day, a label's month, a week, a release…) its counts by
 importance and its most important titles; a label's page its name, count and period. Every
-description keeps to about ``DESCRIPTION_CHARS`` characters, cut at a word (at a character in
-scripts written without spaces) with "…".
+description keeps to ``DESCRIPTION_WIDTH`` columns, a wide character (Chinese, Japanese, Korean)
+counting two, cut at a word (at a character in scripts written without spaces) with "…".
 
 Pure: the site's words and model in, plain text out; whoever puts it in HTML escapes it
 (``head.py``). Untrusted text loses its explicit direction controls and line breaks here
@@ -22,8 +22,10 @@ from commit_digest.site.model.commit import GROUP_ORDER, UNANALYSED, SiteCommit
 from commit_digest.site.rendering.escape import plain_name, title_plain
 from commit_digest.site.rendering.i18n import Texts
 
-# Search engines show about this many characters of a description; link previews fewer.
-DESCRIPTION_CHARS = 160
+# Search engines show about this much of a description (their cut is by width: ~160 Latin
+# characters, ~80 Chinese ones); link previews less. A page carries its description twice (meta
+# and og:description), so what no one is shown is not written.
+DESCRIPTION_WIDTH = 160
 _ELLIPSIS = "…"
 
 # Scripts written without spaces between words: a description may be cut after any character.
@@ -47,19 +49,31 @@ def _in_word(character: str) -> bool:
     return character.isalnum() and not _UNSPACED.match(character)
 
 
-def clipped(text: str, limit: int = DESCRIPTION_CHARS) -> str:
-    """``text`` (one line) within ``limit`` characters: whole, or cut with "…" at the last space
-    before the limit when the cut would split a word (at any character of a script written
-    without spaces), never inside a character as it is seen."""
-    if len(text) <= limit:
+def _columns(character: str) -> int:
+    return 2 if unicodedata.east_asian_width(character) in ("W", "F") else 1
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes: two for a wide (CJK) character, one for any other."""
+    return sum(_columns(character) for character in text)
+
+
+def clipped(text: str, limit: int = DESCRIPTION_WIDTH) -> str:
+    """``text`` (one line) within ``limit`` columns (``width``): whole, or cut with "…" at the
+    last space before the limit when the cut would split a word (at any character of a script
+    written without spaces), never inside a character as it is seen."""
+    if width(text) <= limit:
         return text
-    cut = limit - 1
+    cut, used = 0, 0
+    while used + _columns(text[cut]) <= limit - 1:  # room for the "…"
+        used += _columns(text[cut])
+        cut += 1
     while cut > 0 and _joins_previous(text, cut):
         cut -= 1
     kept = text[:cut]
     if _in_word(text[cut]) and cut > 0 and _in_word(text[cut - 1]):
         space = kept.rfind(" ")
-        if space > limit // 2:  # a word longer than half the description is cut where it is
+        if space > cut // 2:  # a word longer than half the description is cut where it is
             kept = kept[:space]
     return kept.rstrip(_TRAILING) + _ELLIPSIS
 
@@ -92,12 +106,12 @@ def commits_description(lead: str, commits: Sequence[SiteCommit], texts: Texts, 
     if titles and commits:
         separator = texts("describe_separator").unescape()
         shown: list[str] = []
-        length = len(described)
+        length = width(described)
         for item in _by_importance(commits):
-            title = title_plain(item.title, DESCRIPTION_CHARS)
+            title = title_plain(item.title, DESCRIPTION_WIDTH)
             shown.append(title)
-            length += len(title) + len(separator)
-            if length > DESCRIPTION_CHARS:
+            length += width(title) + width(separator)
+            if length > DESCRIPTION_WIDTH:
                 break
         described = _joined(described, separator.join(shown))
     return clipped(described)
@@ -110,7 +124,7 @@ def commit_description(item: SiteCommit, texts: Texts) -> str:
     gist = title_plain(analysis.summary[0], None) if analysis is not None and analysis.summary else ""
     if gist:
         return clipped(gist)
-    title = title_plain(item.title, DESCRIPTION_CHARS)
+    title = title_plain(item.title, DESCRIPTION_WIDTH)
     return clipped(texts("describe_unanalysed", title=title, date=item.day.isoformat()).unescape())
 
 
@@ -138,12 +152,12 @@ def listing_description(title: str, items: Sequence[tuple[str, int]], texts: Tex
     """An index of labels (or releases, series): its title, then each with its count, as many as
     fit; those of no commit left out. "" (the site's description) when none is left."""
     listed: list[str] = []
-    length = len(title)
+    length = width(title)
     for name, count in items:
-        if count and length <= DESCRIPTION_CHARS:  # the rest would be cut off
-            named = title_plain(name, DESCRIPTION_CHARS)
+        if count and length <= DESCRIPTION_WIDTH:  # the rest would be cut off
+            named = title_plain(name, DESCRIPTION_WIDTH)
             listed.append(texts("describe_label_count", name=named, count=count).unescape())
-            length += len(listed[-1]) + 2
+            length += width(listed[-1]) + 2
     if not listed:
         return ""
     separator = texts("describe_list_separator").unescape()

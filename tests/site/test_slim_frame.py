@@ -76,9 +76,13 @@ def test_generated_pages_refer_to_the_shared_sprite_and_scripts(zh_site: BuiltSi
     # The status script is the site's digest.js, no longer inline in every footer.
     assert "fetch(" not in page and 'data-digest-status="../../status.json"' in page
     # One list of sections, and the table of contents of the page's headings.
-    assert page.count('class="md-tabs__link"') == page.count('class="md-tabs__item"') >= 8
+    # Its items carry no class (digest.css styles them by place); the table of contents' links
+    # keep the one material's scroll spy looks for.
+    tabs = page[page.index('<ul class="md-tabs__list">') : page.index("</ul>", page.index("md-tabs__list"))]
+    assert tabs.count("<li><a href=") >= 8 and tabs.count("aria-current") == 0  # a commit is in no section
+    assert "md-tabs__item" not in page and "md-tabs__link" not in page and "md-nav__item" not in page
     assert 'class="md-nav__link"' not in page.split('data-md-type="toc"')[0]
-    assert '<a href="#summary" class="md-nav__link">' in page
+    assert '<li><a href="#summary" class="md-nav__link">' in page
 
 
 def test_hand_written_pages_keep_materials_own_frame(zh_site: BuiltSite) -> None:
@@ -141,7 +145,7 @@ def test_the_drawer_opens_and_closes_at_phone_width(browser: Browser, zh_url: st
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(zh_url + f"commits/{sha_for('high-1')[:12]}/")
-    archive = page.locator(".digest-nav .md-tabs__link", has_text="归档")
+    archive = page.locator(".digest-nav .md-tabs__list a", has_text="归档")
     assert not archive.is_visible()  # closed: out of sight and out of the keyboard's reach
     page.click("label.md-header__button[for='__drawer']")
     archive.wait_for(state="visible")
@@ -160,7 +164,7 @@ def test_the_sections_are_tabs_at_desktop_width(browser: Browser, zh_url: str) -
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(zh_url + f"commits/{sha_for('high-1')[:12]}/")
-    tabs = page.locator(".digest-nav .md-tabs__link")
+    tabs = page.locator(".digest-nav .md-tabs__list a")
     boxes = [tabs.nth(number).bounding_box() for number in range(3)]
     assert all(box is not None for box in boxes)
     assert len({round(box["y"]) for box in boxes if box}) == 1  # one row
@@ -177,6 +181,15 @@ def test_the_sections_are_tabs_at_desktop_width(browser: Browser, zh_url: str) -
     page.wait_for_function(f"() => document.body.dataset.mdColorScheme !== '{scheme}'")
     icon = page.locator("form[data-md-component=palette] label:visible svg").bounding_box()
     assert icon is not None and icon["width"] > 10  # the sprite's symbol draws
+    # Items without classes look as material's do: 0.7rem links, 2.4rem high; a section's own
+    # tab is bold and underlined.
+    page.goto(zh_url + "archive/")
+    first = page.locator(".digest-nav .md-tabs__list > li").first
+    assert first.evaluate("item => getComputedStyle(item).height") == "48px"
+    assert tabs.first.evaluate("link => getComputedStyle(link).fontSize") == "14px"
+    current = page.locator(".digest-nav a[aria-current=page]")
+    assert current.inner_text() == "归档"
+    assert current.evaluate("link => getComputedStyle(link).fontWeight") == "700"
     context.close()
 
 

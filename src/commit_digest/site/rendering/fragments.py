@@ -43,7 +43,7 @@ RECENT_REASONS = 2048
 # Trusted HTML with %s slots, filled by html_fill.
 _HEADING = '<h%s id="%s">%s<a class="headerlink" href="#%s">¶</a></h%s>\n'
 _BOLD_LINE = "<p><strong>%s</strong></p>\n"
-_BADGE = '<span class="digest-badge digest-badge--%s">%s</span>'
+_BADGE = '<span class="digest-badge--%s">%s</span>'
 _ITEM = "<li>%s</li>\n"
 _NAMED_ITEM = "<li><strong>%s</strong>%s%s</li>\n"
 _PARAGRAPH = "<p>%s</p>\n"

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from commit_digest.meaning.taxonomy import Taxonomy
-from commit_digest.models import CommitRecord
+from commit_digest.models import CommitRecord, Importance
 from commit_digest.search import search_documents, search_files, search_names
+from commit_digest.search.documents import EXCERPT_WIDTH, excerpt
 from commit_digest.search.index import CHUNK_SIZE, MANIFEST, build_partition, partitions_of, quarter
 from commit_digest.search.query import PULL_REQUEST_GRAM
 from commit_digest.search.reader import search
 from commit_digest.search.shards import decode_shard, encode_entry, shard_count
 from commit_digest.search.tokens import normalise
 from commit_digest.site.model.index import build_index
+from commit_digest.site.rendering.describe import width
+from tests.site.factories import make_commit, ok_analysis
 
 TERMS = ("缓存", "量化", "内存", "修复", "注意力", "FP8", "fused_moe", "MI300", "rocm", "v1", "tp", "ci", "MoE 内核")
 
@@ -261,3 +265,13 @@ def test_rows_hold_the_pull_request_an_excerpt_and_grams_their_best_field(built)
     position = [row[0] for row in rows].index(sample[0])
     levels = dict(shards["^ne"])  # "[NemotronH] ..." starts the title
     assert levels.get(position) == 3
+
+
+def test_an_excerpt_takes_the_same_room_in_chinese_and_in_english() -> None:
+    commit = make_commit("a", "[Core] x", datetime(2026, 1, 8, tzinfo=UTC))
+    chinese = ok_analysis(Importance.HIGH, summary=("调度器在高并发场景下的首 token 延迟显著降低。" * 20,))
+    english = ok_analysis(Importance.HIGH, summary=("The scheduler is faster under load. " * 20,))
+    zh = excerpt(CommitRecord(commit=commit, analysis=chinese), chinese)
+    en = excerpt(CommitRecord(commit=commit, analysis=english), english)
+    assert zh.endswith("…") and EXCERPT_WIDTH - 3 <= width(zh) <= EXCERPT_WIDTH and len(zh) < 200  # was 280 characters
+    assert en.endswith("…") and EXCERPT_WIDTH - 40 <= width(en) <= EXCERPT_WIDTH and "  " not in en

@@ -19,9 +19,12 @@ from commit_digest.search.tokens import normalise
 from commit_digest.site import paths
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.index import SiteIndex
+from commit_digest.site.rendering.describe import clipped
 
 _IMPORTANCE_MARKS = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
-EXCERPT_CHARS = 280  # the client shows about 200 characters, from just before the first matched word
+# The client shows about 200 characters from just before the first matched word; the excerpt is
+# cut by the room it takes (a Chinese character as two Latin ones), as the result list has.
+EXCERPT_WIDTH = 280
 
 
 def _label_names(rule: LabelRule | None, label_id: str) -> str:
@@ -101,8 +104,7 @@ def search_text(
 def excerpt(record: CommitRecord, analysis: Analysis | None) -> str:
     """What a result shows under its title: the summary in the site's language, else the message."""
     text = " ".join(analysis.summary) if analysis is not None and analysis.ok else record.commit.body
-    text = " ".join(text.split())
-    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
+    return clipped(" ".join(text.split()), EXCERPT_WIDTH)
 
 
 def search_document(item: SiteCommit, taxonomy: Taxonomy, *, several_repositories: bool = False) -> SearchDocument:

@@ -4,6 +4,7 @@ a site owner's file at any of those paths wins."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -11,6 +12,7 @@ from mkdocs.structure.files import File, Files
 
 from commit_digest.search.page import ASSETS, SEARCH_PAGE, asset, search_page_markdown
 from commit_digest.site import paths
+from commit_digest.site.build.theme_files import THEME_SEARCH_PLUGINS, unpublished_theme_files
 from commit_digest.site.rendering.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.rendering.chrome import CONFIG_SCRIPT, config_script
 from commit_digest.site.rendering.i18n import Texts
@@ -50,7 +52,9 @@ def add_site_assets(config: MkDocsConfig) -> None:
 
 
 def add_site_files(files: Files, config: MkDocsConfig, owned: set[str], language: str) -> None:
-    """The search page, its client and the site's own assets; a site owner's file at that path wins."""
+    """The search page, its client and the site's own assets; a site owner's file at that path
+    wins. The theme's files no page loads are left out."""
+    drop_unused_theme_files(files, config)
     if SEARCH_PAGE not in owned:
         files.append(File.generated(config, SEARCH_PAGE, content=search_page_markdown(language)))
     for path in ASSETS:
@@ -62,6 +66,23 @@ def add_site_files(files: Files, config: MkDocsConfig, owned: set[str], language
     if CONFIG_SCRIPT not in owned:
         script = config_script(language, directory_urls=config.use_directory_urls)
         files.append(File.generated(config, CONFIG_SCRIPT, content=script))
+
+
+def drop_unused_theme_files(files: Files, config: MkDocsConfig) -> None:
+    """Leaves out of the site the theme's files no page loads (site/build/theme_files.py): only
+    the theme's own, never a file of the docs or of the site owner's theme folder."""
+    own_dirs = [Path(folder).resolve() for folder in config.theme.dirs]
+    custom = config.theme.custom_dir
+    if custom:
+        own_dirs = [folder for folder in own_dirs if folder != Path(custom).resolve()]
+    theme_files = {
+        file.src_uri: file
+        for file in files
+        if file.abs_src_path and any(Path(file.abs_src_path).resolve().is_relative_to(d) for d in own_dirs)
+    }
+    theme_search = any(name in config.plugins for name in THEME_SEARCH_PLUGINS)
+    for path in unpublished_theme_files(theme_files, theme_search=theme_search):
+        files.remove(theme_files[path])
 
 
 def navigation(files: Files, language: str, *, several_repositories: bool) -> list[Any]:

@@ -114,8 +114,9 @@ def odd(tmp_path_factory: pytest.TempPathFactory) -> OddClone:
     path = tmp_path_factory.mktemp("odd")
     run_git(path, "init", "-q", "-b", "main")
     # Recent enough for a run given no dates (a night): its window has no end, so git lists the
-    # commits dated past year 9999 too.
-    start = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=6)
+    # commits dated past year 9999 too. All on yesterday (UTC), whatever the hour the test runs:
+    # the second run starts at the newest stored commit's day and must list them all again.
+    start = datetime.now(UTC).replace(hour=1, minute=0, second=0, microsecond=0) - timedelta(days=1)
     minutes = [start + timedelta(minutes=10 * step) for step in range(6)]
     normal = commit_with_git(path, "normal", authored=at(minutes[0]), committed=at(minutes[0]))
     year_10000 = commit_with_git(path, "author-10000", authored=f"@{YEAR_10000} +0000", committed=at(minutes[1]))

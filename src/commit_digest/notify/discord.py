@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from commit_digest.notify.fitting import fitted
-from commit_digest.notify.http_sender import ACCEPTED, Reply, Verdict, again, http_judge, refused, wait_seconds
+from commit_digest.notify.http_sender import Reply, Verdict, again, status_judge, wait_seconds
 from commit_digest.notify.inert import markdown_link, markdown_text
 from commit_digest.notify.markdown_lines import markdown_line
 from commit_digest.notify.message import DayMessage
@@ -69,9 +69,4 @@ def judge(reply: Reply, now: datetime) -> Verdict:
         except ValueError:
             wait = None
         return again("rate limited (HTTP 429)", wait)
-    shared = http_judge(reply, now)
-    if shared is not None:
-        return shared
-    if reply.status in (200, 204):
-        return ACCEPTED
-    return refused(f"HTTP {reply.status}: {reply.text()}")
+    return status_judge(reply, now, (200, 204))

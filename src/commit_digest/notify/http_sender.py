@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -123,6 +123,17 @@ def http_judge(reply: Reply, now: datetime) -> Verdict | None:
     if reply.status >= 500:
         return again(f"HTTP {reply.status}", retry_after(reply.headers, now))
     return None
+
+
+def status_judge(reply: Reply, now: datetime, accepted: Container[int]) -> Verdict:
+    """A service that answers by HTTP status alone: ``http_judge``'s meaning, then an ``accepted``
+    status is delivered and any other refused, naming the status and the reply's text."""
+    shared = http_judge(reply, now)
+    if shared is not None:
+        return shared
+    if reply.status in accepted:
+        return ACCEPTED
+    return refused(f"HTTP {reply.status}: {reply.text()}")
 
 
 def redacted(text: str, secrets: Iterable[str]) -> str:

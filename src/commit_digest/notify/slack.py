@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from commit_digest.notify.fitting import fitted
-from commit_digest.notify.http_sender import ACCEPTED, Reply, Verdict, http_judge, refused
+from commit_digest.notify.http_sender import Reply, Verdict, status_judge
 from commit_digest.notify.inert import slack_link, slack_text
 from commit_digest.notify.message import DayMessage, MessageLine
 
@@ -81,9 +81,4 @@ def payload(message: DayMessage) -> dict[str, Any]:
 
 
 def judge(reply: Reply, now: datetime) -> Verdict:
-    shared = http_judge(reply, now)
-    if shared is not None:
-        return shared
-    if reply.status == 200:
-        return ACCEPTED
-    return refused(f"HTTP {reply.status}: {reply.text()}")
+    return status_judge(reply, now, (200,))

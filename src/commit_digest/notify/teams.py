@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from commit_digest.notify.fitting import fitted, json_body
-from commit_digest.notify.http_sender import ACCEPTED, Reply, Verdict, http_judge, refused
+from commit_digest.notify.http_sender import Reply, Verdict, status_judge
 from commit_digest.notify.message import DayMessage, MessageLine
 
 MAX_BODY_BYTES = 28_000
@@ -77,9 +77,4 @@ def payload(message: DayMessage) -> dict[str, Any]:
 
 
 def judge(reply: Reply, now: datetime) -> Verdict:
-    shared = http_judge(reply, now)
-    if shared is not None:
-        return shared
-    if reply.status in (200, 202):
-        return ACCEPTED
-    return refused(f"HTTP {reply.status}: {reply.text()}")
+    return status_judge(reply, now, (200, 202))

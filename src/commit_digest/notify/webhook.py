@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from commit_digest.notify.fitting import fitted, json_body
-from commit_digest.notify.http_sender import ACCEPTED, HttpRequest, Reply, Verdict, http_judge, refused
+from commit_digest.notify.http_sender import HttpRequest, Reply, Verdict, status_judge
 from commit_digest.notify.message import DayMessage
 from commit_digest.notify.signing import webhook_signature
 
@@ -60,9 +60,4 @@ def request(payload: dict[str, Any], url: str, secret: str | None, now: datetime
 
 
 def judge(reply: Reply, now: datetime) -> Verdict:
-    shared = http_judge(reply, now)
-    if shared is not None:
-        return shared
-    if 200 <= reply.status < 300:
-        return ACCEPTED
-    return refused(f"HTTP {reply.status}: {reply.text()}")
+    return status_judge(reply, now, range(200, 300))

@@ -46,7 +46,7 @@ from commit_digest.settings import DigestSettings
 from commit_digest.site.build.size_guard import SiteTooLargeError
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import restore_durable, save_durable
-from commit_digest.store.durable_files import check_folder
+from commit_digest.store.durable_files import DurableFormDamaged, check_folder
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.nightly")
 
@@ -109,19 +109,9 @@ def run_nightly(args: argparse.Namespace) -> int:
         raise InputError("--git-dir is a clone of one repository: say which with --repo")
     with open_store(settings) as store:
         patterns = release_patterns(settings)
-        if not _step(
-            night, console, "restore", lambda report: _restore(store, durable_dir, patterns, args.prune, report)
-        ):
-            # Going on would pay again for what the durable form holds and save over it.
-            print_lines(
-                console,
-                [
-                    f"nightly: failed: the durable form at {durable_dir} could not be restored, so "
-                    "nothing was fetched, saved, built or notified; repair it as the restore line says and run again "
-                    "(or pass --prune to go on from its intact files)"
-                ],
-            )
-            return EXIT_FAILED
+        _step(night, console, "restore", lambda report: _restore(store, durable_dir, patterns, args, report))
+        if night.steps[-1].error is not None:
+            return EXIT_FAILED  # its one line says what to repair: going on would pay again and save over it
         # Each repository fetched and analysed with its own settings (branch, taxonomy); one build.
         for one in runs:
             own = settings_from_args(one)
@@ -182,6 +172,18 @@ def _step(night: NightReport, console: Console, name: str, body: Callable[[StepR
 
 
 def _restore(
+    store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], args: argparse.Namespace, report: StepReport
+) -> None:
+    try:
+        _restore_or_raise(store, durable_dir, patterns, args.prune, report)
+    except CommitDigestError as error:
+        stop = "the night stops here: nothing is fetched, analysed, saved, built or notified"
+        if isinstance(error, DurableFormDamaged):
+            stop += " (nightly --prune goes on from the intact files and drops the rest)"
+        raise type(error)(f"{error}; {stop}") from error
+
+
+def _restore_or_raise(
     store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], prune: bool, report: StepReport
 ) -> None:
     check_folder(durable_dir)
@@ -193,6 +195,7 @@ def _restore(
         raise StoreError(f"the durable folder {durable_dir} is read-only: make it writable and run again")
     result = restore_durable(store, durable_dir, release_tags=patterns, partial=prune)
     report.lines.extend(f"left out (--prune drops what only it held): {problem}" for problem in result.left_out)
+    report.ok = not result.left_out  # published, but the loss is said: partial
     if result.skipped:
         report.lines.append(f"store already matches {durable_dir} ({len(store)} records)")
     else:

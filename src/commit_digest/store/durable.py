@@ -244,7 +244,7 @@ def save_durable(
 
 
 def _name(directory: Path, path: Path) -> str:
-    return _inside(directory, path, follow_links=True).relative_to(directory.resolve()).as_posix()
+    return _inside(directory, path, follow_links=True).relative_to(directory).as_posix()
 
 
 def _kind(name: str) -> str:

@@ -25,6 +25,7 @@ from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.notification_ledger import Delivery, NotificationLedger
 from tests.core.test_store import analysis
 from tests.factories import make_commit
+from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 
 PROJECT = Path(__file__).resolve().parents[2]
 REPOSITORY = "vllm-project/vllm"
@@ -371,3 +372,33 @@ def test_a_file_size_limit_during_the_save_is_one_error_and_keeps_the_files(clea
     # The manifest the save began with accepts the files as they are: the next restore has them all.
     assert main(["restore", "--cache", str(tmp_path / "fresh"), "--durable-dir", str(durable)]) == 0
     assert clean.export_of(tmp_path / "fresh") == clean.export
+
+
+def test_a_full_cache_stops_llm_analyses_before_they_are_paid_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no mkdocs.yml: the defaults
+    with FakeOpenAIServer() as server, _mounted(tmp_path / "disk", "size=4m") as disk:
+        server.responder = analysis_responder()
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-full-cache-test-0123456789")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        cache = disk / "cache"
+        with AnalysisStore(cache) as store:
+            store.merge_all(_records(range(100, 140), analysed=False))
+        filler = _fill_disk(disk, room=256 * 1024)
+        capsys.readouterr()
+        assert main(["analyze", "--cache", str(cache), "--concurrency", "4", "--timeout", "5"]) == 2
+        error = capsys.readouterr().err
+        assert "Traceback" not in error
+        (line,) = [line for line in error.splitlines() if "error" in line]
+        assert line.startswith("commit-digest analyze: error: cannot write ") and "database or disk is full" in line
+        filler.unlink()
+        with AnalysisStore(cache) as store:
+            stored = sum(1 for record in store.records() if record.analysis is not None)
+        # A claim is written before each request: once the store cannot take one, no request starts,
+        # and the answers paid for and not stored are at most those in flight.
+        assert len(server.chat_requests) - stored <= 4
+        assert main(["analyze", "--cache", str(cache), "--concurrency", "4", "--timeout", "5"]) == 0
+        assert len(server.chat_requests) - 40 <= 4  # paid twice: at most the requests in flight
+        with AnalysisStore(cache) as store:
+            assert all(record.analysis is not None and record.analysis.ok for record in store.records())

@@ -22,6 +22,7 @@ from commit_digest.cli import main
 from commit_digest.models import CommitRecord
 from commit_digest.settings import read_mkdocs_yml
 from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable import restore_durable
 from commit_digest.store.notification_ledger import Delivery, NotificationLedger
 from tests.core.test_store import analysis
 from tests.factories import make_commit
@@ -402,3 +403,33 @@ def test_a_full_cache_stops_llm_analyses_before_they_are_paid_for(
         assert len(server.chat_requests) - 40 <= 4  # paid twice: at most the requests in flight
         with AnalysisStore(cache) as store:
             assert all(record.analysis is not None and record.analysis.ok for record in store.records())
+
+
+def test_a_night_killed_inside_the_save_leaves_files_the_next_night_restores(clean: Clean, tmp_path: Path) -> None:
+    export, saved = _reference(clean, tmp_path)
+    cache, durable, site = tmp_path / "cache", tmp_path / "data", tmp_path / "site"
+    shutil.copytree(clean.cache, cache)
+    shutil.copytree(clean.root / "data", durable)
+    with AnalysisStore(cache) as store:
+        store.merge_all(_records(range(100, 120), analysed=False))  # every month file changes
+    with subprocess.Popen(
+        [sys.executable, "-m", "commit_digest.cli", "-v", *clean.arguments(cache, durable, site)],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        cwd=clean.root,
+        env={**os.environ, "COLUMNS": "10000"},
+    ) as night:
+        assert night.stderr is not None
+        for line in night.stderr:
+            if "durable form: wrote" in line:  # the first month file is written, the others are not yet
+                night.kill()
+                break
+        night.wait()
+    assert night.returncode == -9
+    with AnalysisStore(tmp_path / "fresh") as fresh:
+        # No file is damaged: the manifest accepts each as it is, the new month file or the old ones.
+        assert restore_durable(fresh, durable).records > 60
+    assert clean.night(cache, durable, site) == 0
+    assert clean.export_of(cache) == export
+    assert _snapshot(durable) == saved

@@ -292,6 +292,7 @@ def _commit(
             write_manifest(directory, {**values, "pending": pending})
             for name in sorted(changes):
                 write_durably(directory / name, changes[name].encode())
+                logger.debug("durable form: wrote %s", name)
             for name in removed:
                 remove_durably(_inside(directory, directory / name, follow_links=True))
         write_manifest(directory, values)

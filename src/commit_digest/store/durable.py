@@ -16,6 +16,11 @@ day was sent to which notification channel, by year of the day: ``notification_l
 Releases are saved so that a lost store does not spend the API requests that found them again.
 A release file is the whole truth of its repository's releases: a file no release is saved to any
 more (its tags no longer match ``release_tags``) is removed.
+
+The durable form never shrinks by accident (``durable_files`` checks the files, this module
+decides what they hold): a save refuses to drop a record the store lacks, a restore refuses a
+folder whose files are not as the manifest lists them, and ``prune``/``partial`` say otherwise
+on purpose.
 """
 
 from __future__ import annotations

@@ -221,6 +221,13 @@ def test_a_path_that_is_a_file_is_one_line(
     line = _one_line(capsys.readouterr().err)
     assert ("the cache folder" if where == "cache" else "the durable folder") in line and "is not a folder" in line
     assert not (tmp_path / "site").exists()
+    # Fixed: the cache (lost) comes back from the durable form, the durable form from the store.
+    (tmp_path / where if where == "cache" else durable).unlink()
+    if where == "cache":
+        shutil.copytree(clean.root / "data", durable)
+    assert clean.night(cache, durable, tmp_path / "site") == 0
+    assert clean.export_of(cache) == clean.export
+    assert _snapshot(durable) == clean.durable
 
 
 # -- full and read-only disks ----------------------------------------------------------------

@@ -28,8 +28,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--partial",
         action="store_true",
-        help="restore the files that match the manifest and name the ones left out (exit 1); without it a "
-        "missing or damaged file restores nothing (exit 2)",
+        help="restore the files that match the manifest and the valid lines of a damaged one, and name what "
+        "was left out (exit 1); without it a missing or damaged file restores nothing (exit 2)",
     )
     parser.set_defaults(handler=run_restore)
 

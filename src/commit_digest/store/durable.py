@@ -305,6 +305,19 @@ def _commit(
         raise write_error(directory, error) from error
 
 
+def _salvaged(parsed: ParsedFiles, directory: Path, problem: str, damaged: Mapping[str, str]) -> str:
+    """``problem`` as a partial restore reports it: a damaged file's valid lines are restored (a file
+    cut mid-line loses only its last line), a missing or unknown file is left out."""
+    name = next((name for name, said in damaged.items() if said == problem), None)
+    if name is None:
+        return problem
+    try:
+        added, skipped = parsed.salvage(directory / name, _kind(name))
+    except InputError:
+        return problem
+    return f"{problem}: its {added} valid lines restored, {skipped} left out"
+
+
 def _remember(store: AnalysisStore, digest: str) -> None:
     try:
         store.set_meta(_RESTORED_META, digest)
@@ -402,10 +415,10 @@ def restore_durable(
             narratives=listed_narratives,
             releases=listed_releases,
         )
-    left_out = list(check.problems)
     names = check.intact if manifest is not None else data_files(directory)
     # Parse everything before writing anything: a bad file leaves the store as it was.
     parsed = ParsedFiles()
+    left_out = [_salvaged(parsed, directory, problem, check.damaged) for problem in check.problems]
     for name in names:
         try:
             parsed.read(directory / name, _kind(name))

@@ -209,6 +209,7 @@ def data_files(directory: Path) -> list[str]:
 class FolderCheck:
     intact: list[str]  # relative names of the files that are as a save wrote them
     problems: list[str]  # "<name>: <what is wrong>", one per missing, damaged or unknown file
+    damaged: dict[str, str] = field(default_factory=dict)  # name -> its problem, for a file listed but changed
 
     def summary(self, directory: Path) -> str:
         shown = "; ".join(self.problems[:5]) + (
@@ -223,7 +224,7 @@ def check_against_manifest(directory: Path, manifest: Manifest | None) -> Folder
         if not present:
             return FolderCheck([], [])
         return FolderCheck([], [f"{MANIFEST}: missing, so none of its {len(present)} files can be checked"])
-    intact, problems = [], []
+    intact, problems, damaged = [], [], {}
     for name in sorted(set(manifest.files) | set(manifest.pending)):
         if name in present:
             continue
@@ -240,9 +241,10 @@ def check_against_manifest(directory: Path, manifest: Manifest | None) -> Folder
             problems.append(f"{name}: {state.problem}")
         elif state.digest not in accepted:
             problems.append(f"{name}: {_damage(state, manifest.counts.get(name))}")
+            damaged[name] = problems[-1]
         else:
             intact.append(name)
-    return FolderCheck(intact, problems)
+    return FolderCheck(intact, problems, damaged)
 
 
 def _damage(state: FileState, count: int | None) -> str:

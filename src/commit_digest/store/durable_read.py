@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from commit_digest.meaning.releases import Release
 from commit_digest.models import CommitRecord
@@ -21,6 +21,7 @@ from commit_digest.store.notification_ledger import NOTIFICATIONS_DIR, Delivery,
 
 NARRATIVES = "narratives"
 RELEASES = "releases"
+_MODELS: dict[str, type[BaseModel]] = {NARRATIVES: WeekNarrative, RELEASES: Release, NOTIFICATIONS_DIR: Delivery}
 
 
 @dataclass
@@ -53,6 +54,31 @@ class ParsedFiles:
                 records = read_all_records(lines, source=str(path))
                 problems.raise_if_any()
                 self.batches.append(records)
+
+    def salvage(self, path: Path, kind: str) -> tuple[int, int]:
+        """Adds the valid lines of a damaged file (cut mid-line, a line removed or changed) and skips
+        the others; (added, skipped). A file that is not text adds nothing (an InputError)."""
+        model = _MODELS.get(kind, CommitRecord)
+        found: list[BaseModel] = []
+        skipped = 0
+        problems = InputProblems()  # a line past the bound ends the reading: what came before is kept
+        with input_lines(path, source=str(path), problems=problems) as lines:
+            for line in lines:
+                if not line.strip():
+                    continue
+                try:
+                    found.append(model.model_validate_json(line))
+                except ValidationError:
+                    skipped += 1
+        if kind == NARRATIVES:
+            self.narratives.extend(item for item in found if isinstance(item, WeekNarrative))
+        elif kind == RELEASES:
+            self.releases.extend(item for item in found if isinstance(item, Release))
+        elif kind == NOTIFICATIONS_DIR:
+            self.deliveries.extend(item for item in found if isinstance(item, Delivery))
+        else:
+            self.batches.append([item for item in found if isinstance(item, CommitRecord)])
+        return len(found), skipped
 
 
 def read_all_narratives(lines: Iterable[str], *, source: str) -> list[WeekNarrative]:

@@ -36,6 +36,9 @@ HOSTILE_TITLES = (
 )
 
 
+UNANSWERED = 0  # an answer's status that closes the connection without any answer
+
+
 @dataclass
 class Received:
     path: str
@@ -90,6 +93,9 @@ class WebhookServer:
                 if held is not None:
                     held.arrived.set()
                     held.released.wait(timeout=60)
+                if status == UNANSWERED:
+                    self.close_connection = True  # the post is read, and the connection closed unanswered
+                    return
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)

@@ -29,7 +29,7 @@ from commit_digest.notify.idempotency import IDEMPOTENCY_HEADER, idempotency_key
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import save_durable
 from commit_digest.store.notification_ledger import NotificationLedger
-from tests.notify.conftest import SITE_URL, WebhookServer, day_records, ok, write_project
+from tests.notify.conftest import SITE_URL, UNANSWERED, WebhookServer, day_records, ok, write_project
 from tests.notify.mail_server import Inbox, smtp_server
 from tests.site.conftest import PROJECT
 
@@ -210,6 +210,26 @@ def test_deliveries_recorded_before_attempts_were_are_read_as_delivered_and_kept
         save_durable(store, project / "data")
     assert ledger_file.read_text().splitlines() == old
     capsys.readouterr()
+
+
+def test_a_post_never_answered_is_not_sent_again_and_stays_reported(
+    project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The service read the post and closed the connection: it may have it. Sent again within the
+    run, it could be posted twice: it is recorded as outcome unknown instead."""
+    day = _day().isoformat()
+    server.answer(HOOK, (UNANSWERED, {}, b""))
+    status, said = _notify(project, capsys)
+    assert status == 1
+    assert [line for line in said if "hook" in line] == [
+        f"notify: outcome unknown: hook {day}: no answer to the post (RemoteProtocolError: Server disconnected "
+        "without sending a response.); it is not posted again on its own: see whether hook has it, and post it "
+        f"with `commit-digest notify --resend --day {day} --channel hook`"
+    ]
+    assert len(server.received(HOOK)) == 1  # not tried again
+    status, said = _notify(project, capsys)
+    assert status == 1 and any(line.startswith(_unknown_line(day)) for line in said)
+    assert len(server.received(HOOK)) == 1 and len(server.received(SLACK)) == 1
 
 
 def _mount_tmpfs(folder: Path, size: str) -> bool:

@@ -31,7 +31,7 @@ from commit_digest.notify.compose import Composer
 from commit_digest.notify.config import EmailChannel, WebhookChannel
 from commit_digest.notify.email_message import email_of
 from commit_digest.notify.fitting import TooLargeError
-from commit_digest.notify.http_sender import HttpSender, SendError
+from commit_digest.notify.http_sender import HttpSender, OutcomeUnknownError, SendError
 from commit_digest.notify.idempotency import idempotency_key
 from commit_digest.notify.message import DayMessage
 from commit_digest.notify.services import SERVICES
@@ -159,13 +159,16 @@ def _prepare(channel: WebhookChannel | EmailChannel, message: DayMessage, outbox
     return post
 
 
-def unknown_line(channel: str, entry_day: date, attempted_at: datetime | None) -> str:
-    when = f" at {attempted_at.isoformat(timespec='seconds')}" if attempted_at is not None else ""
+def unknown_line(channel: str, entry_day: date, why: str) -> str:
     return (
-        f"outcome unknown: {channel} {entry_day}: a post was attempted{when} and the run stopped before "
-        f"its outcome was recorded; it is not posted again on its own: see whether {channel} has it, and "
-        f"post it with `commit-digest notify --resend --day {entry_day} --channel {channel}`"
+        f"outcome unknown: {channel} {entry_day}: {why}; it is not posted again on its own: see whether "
+        f"{channel} has it, and post it with `commit-digest notify --resend --day {entry_day} --channel {channel}`"
     )
+
+
+def _never_recorded(attempted_at: datetime | None) -> str:
+    when = f" at {attempted_at.isoformat(timespec='seconds')}" if attempted_at is not None else ""
+    return f"a post was attempted{when} and its outcome never recorded (the run stopped, or the service never answered)"
 
 
 def deliver(
@@ -187,7 +190,7 @@ def deliver(
         if not resend:
             for entry in ledger.unknown(channel.key):
                 summary.unknown += 1
-                summary.lines.append(unknown_line(channel.key, entry.day, entry.attempted_at))
+                summary.lines.append(unknown_line(channel.key, entry.day, _never_recorded(entry.attempted_at)))
         days = candidate_days(channel, ledger, today=today, complete_before=complete_before, asked=asked, resend=resend)
         sent_before = summary.sent
         for day in days:
@@ -217,6 +220,11 @@ def deliver(
                 return summary
             try:
                 post()
+            except OutcomeUnknownError as error:
+                # The attempt stays recorded as it is: unknown. Later days wait, as after a failure.
+                summary.unknown += 1
+                summary.lines.append(unknown_line(channel.key, day, str(error)))
+                break
             except SendError as error:
                 summary.failed += 1
                 summary.lines.append(f"failed: {channel.key} ({channel.type}) {day}: {error}; the next run retries")

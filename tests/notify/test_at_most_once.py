@@ -294,6 +294,47 @@ def test_an_attempt_that_cannot_be_recorded_is_not_posted_and_says_so_in_one_lin
         assert list(NotificationLedger(store).deliveries()) == []  # the attempt is withdrawn again
 
 
+def test_a_delivery_the_durable_form_could_not_take_is_written_there_by_the_next_run(
+    project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str], unmount: list[Path]
+) -> None:
+    """The folder turns read-only while the hook's post is held: posted, recorded in the store, not
+    in the durable form. The run says so and stops; the next run writes it there first."""
+    day = _day().isoformat()
+    data = project / "data"
+    shutil.rmtree(data)
+    if not _mount_tmpfs(data, "1m"):
+        pytest.skip("mounting a tmpfs is not permitted here")
+    unmount.append(data)
+    with AnalysisStore(project / "cache") as store:
+        save_durable(store, data)
+    held = server.hold(HOOK)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "commit_digest.cli", "notify", *_arguments(project)],
+        cwd=project,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        held.wait_for_post()
+        subprocess.run(["mount", "-o", "remount,ro", str(data)], check=True)
+    finally:
+        held.release()
+        said, error = process.communicate(timeout=120)
+    assert process.returncode == 2 and "Traceback" not in error
+    assert said.splitlines()[-1].startswith(
+        f"notify: stopped: {day} was posted to hook but its delivery could not be recorded everywhere"
+    )
+    ledger_file = data / "notifications" / f"{day[:4]}.jsonl"
+    assert '"outcome":"unknown"' in ledger_file.read_text()
+    subprocess.run(["mount", "-o", "remount,rw", str(data)], check=True)
+    status, said_now = _notify(project, capsys)
+    assert status == 0 and said_now == ["notify: slack: nothing new to send", "notify: hook: nothing new to send"]
+    assert [json.loads(line)["outcome"] for line in ledger_file.read_text().splitlines()] == ["delivered"] * 2
+    assert len(server.received(HOOK)) == 1 and len(server.received(SLACK)) == 1
+
+
 def test_a_stop_asked_for_posts_nothing_more(
     project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -184,6 +184,14 @@ def deliver(
 ) -> NotifySummary:
     """Posts each plan's new days; ``record`` writes the ledger to the durable form (RecordingError)."""
     summary = NotifySummary()
+    if not outbox.dry_run and any(True for _ in ledger.deliveries()):
+        # A delivery an earlier run could not write to the durable form (a full disk) is written
+        # now, before any post: the durable form then never shows it as outcome unknown for long.
+        try:
+            record()
+        except RecordingError as error:
+            _fault(summary, error, "nothing was posted")
+            return summary
     for plan in plans:
         channel = plan.channel
         unknown_before = summary.unknown
@@ -249,16 +257,16 @@ def deliver(
 
 _NOT_POSTED = "nothing was posted to {channel} for {day}, nor after it"
 _POSTED_UNRECORDED = (
-    "{day} was posted to {channel} but its delivery is not recorded (it shows as outcome unknown), "
-    "and nothing after it was posted"
+    "{day} was posted to {channel} but its delivery could not be recorded everywhere (where it is not, it "
+    "shows as outcome unknown), and nothing after it was posted"
 )
 _REFUSED_UNRECORDED = (
     "{channel} refused {day} (its attempt may still show as outcome unknown), and nothing after it was posted"
 )
 
 
-def _fault(summary: NotifySummary, error: CommitDigestError, what: str, channel: str, day: date) -> None:
-    summary.fault = f"stopped: {what.format(channel=channel, day=day)}: {error}"
+def _fault(summary: NotifySummary, error: CommitDigestError, what: str) -> None:
+    summary.fault = f"stopped: {what}: {error}"
     summary.lines.append(summary.fault)
 
 
@@ -275,7 +283,7 @@ def _record_attempt(
     try:
         attempt = ledger.attempt(channel, day, now)
     except StoreError as error:
-        _fault(summary, error, _NOT_POSTED, channel, day)
+        _fault(summary, error, _NOT_POSTED.format(channel=channel, day=day))
         return None
     try:
         record()
@@ -283,7 +291,7 @@ def _record_attempt(
         # Should the store keep the attempt, it is an outcome unknown reported: never a post doubled.
         with suppress(StoreError):
             ledger.withdraw(attempt)
-        _fault(summary, error, _NOT_POSTED, channel, day)
+        _fault(summary, error, _NOT_POSTED.format(channel=channel, day=day))
         return None
     return attempt
 
@@ -302,6 +310,6 @@ def _recorded(
         step()
         record()
     except (RecordingError, StoreError) as error:
-        _fault(summary, error, unrecorded, channel, day)
+        _fault(summary, error, unrecorded.format(channel=channel, day=day))
         return False
     return True

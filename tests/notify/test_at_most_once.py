@@ -252,6 +252,10 @@ def _unwritable(root: Path, how: str, mounted: list[Path]) -> None:
     if how == "a file where its folder is":
         (data / "notifications").write_text("not a folder\n")
         return
+    if how == "a file in its place":
+        shutil.rmtree(data)
+        data.write_text("not a folder\n")
+        return
     shutil.rmtree(data)
     if not _mount_tmpfs(data, "256k"):
         pytest.skip("mounting a tmpfs is not permitted here")
@@ -271,6 +275,7 @@ def _unwritable(root: Path, how: str, mounted: list[Path]) -> None:
 
 REMEDIES = {
     "a file where its folder is": "make its notifications/ a folder it can write to",
+    "a file in its place": "is not a folder: move what is there away, or give --durable-dir",
     "read-only": "make it writable",
     "full": "free space on its disk",
 }
@@ -284,10 +289,8 @@ def test_an_attempt_that_cannot_be_recorded_is_not_posted_and_says_so_in_one_lin
     status, said = _notify(project, capsys)
     assert status == 2
     assert len(said) == 1, said
-    assert said[0].startswith(
-        f"notify: stopped: nothing was posted to slack for {_day()}, nor after it: "
-        f"cannot write the notification ledger into the durable folder {project / 'data'} ("
-    )
+    assert said[0].startswith(f"notify: stopped: nothing was posted to slack for {_day()}, nor after it: ")
+    assert f"the durable folder {project / 'data'} " in said[0]
     assert said[0].endswith(REMEDIES[how])
     assert server.received(SLACK) == [] and server.received(HOOK) == []
     with AnalysisStore(project / "cache") as store:

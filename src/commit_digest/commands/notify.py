@@ -154,6 +154,10 @@ _REMEDIES = {
 def save_ledger(store: AnalysisStore, durable_dir: Path) -> None:
     """Writes the ledger's year files to the durable form; RecordingError naming the folder when
     they cannot be written (read-only, full disk, a file where a folder should be)."""
+    if not durable_dir.is_dir():
+        raise RecordingError(
+            f"the durable folder {durable_dir} is not a folder: move what is there away, or give --durable-dir"
+        )
     try:
         save_notifications(store, durable_dir)
     except OSError as error:
@@ -231,7 +235,8 @@ def notify_site(
     durable_dir = options.durable_dir
 
     def record() -> None:
-        if durable_dir is not None and durable_dir.is_dir():
+        # No folder there: the project keeps no durable form, and the store is the ledger.
+        if durable_dir is not None and (durable_dir.exists() or durable_dir.is_symlink()):
             save_ledger(store, durable_dir)
 
     holder = this_process()

@@ -21,6 +21,7 @@ from email import message_from_bytes, policy
 from pathlib import Path
 
 import pytest
+from aiosmtpd.smtp import Envelope
 
 from commit_digest import stopping
 from commit_digest.cli import main
@@ -389,3 +390,44 @@ def test_an_email_resent_keeps_its_message_id(
     capsys.readouterr()
     first, again = (message_from_bytes(content, policy=policy.default)["Message-ID"] for _, _, content in inbox.mails)
     assert first == again == message_id(idempotency_key(SITE_URL, day, "mail"), "example.org")
+
+
+class _RefusingInbox(Inbox):
+    """Refuses the recipients at ``nobody@``: the mail goes to the others."""
+
+    async def handle_RCPT(
+        self, server: object, session: object, envelope: Envelope, address: str, rcpt_options: list[str]
+    ) -> str:
+        if address.startswith("nobody@"):
+            return "550 5.1.1 no such user"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+
+def test_a_mail_some_recipients_refused_is_delivered_to_the_others_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inbox = _RefusingInbox()
+    day = _day()
+    with smtp_server(inbox, auth_require_tls=False) as port:
+        channel = {
+            "type": "email",
+            "name": "mail",
+            "host_env": "SMTP_HOST",
+            "port": port,
+            "security": "none",
+            "sender": "digest@example.org",
+            "to": ["rocm@example.org", "nobody@example.org"],
+        }
+        write_project(tmp_path, [channel], day_records(6, day=datetime.combine(day, datetime.min.time(), UTC)))
+        monkeypatch.setenv("SMTP_HOST", "127.0.0.1")
+        arguments = ["notify", "-f", str(tmp_path / "mkdocs.yml"), "--durable-dir", str(tmp_path / "data")]
+        assert main(arguments) == 1
+        said = capsys.readouterr().out
+        assert (
+            f"notify: failed: mail (email) {day}: SMTP: the server refused 1 of the recipients; the others have "
+            "the mail; not sent again"
+        ) in said
+        assert main(arguments) == 0
+        assert capsys.readouterr().out == "notify: mail: nothing new to send\n"
+    assert [recipients for _, recipients, _ in inbox.mails] == [["rocm@example.org"]]

@@ -35,7 +35,7 @@ from commit_digest.notify.http_sender import HttpSender, OutcomeUnknownError, Se
 from commit_digest.notify.idempotency import idempotency_key
 from commit_digest.notify.message import DayMessage
 from commit_digest.notify.services import SERVICES
-from commit_digest.notify.smtp_sender import SmtpServer, send_mail
+from commit_digest.notify.smtp_sender import RecipientsRefusedError, SmtpServer, send_mail
 from commit_digest.site.model.index import Day
 from commit_digest.store.notification_ledger import Delivery, NotificationLedger
 
@@ -233,6 +233,14 @@ def deliver(
                 summary.unknown += 1
                 summary.lines.append(unknown_line(channel.key, day, str(error)))
                 break
+            except RecipientsRefusedError as error:
+                # Delivered to the others: sent again, they would have it twice.
+                summary.failed += 1
+                summary.lines.append(f"failed: {channel.key} ({channel.type}) {day}: {error}; not sent again")
+                settle = partial(ledger.settle, attempt, outbox.clock())
+                if not _recorded(summary, record, settle, _POSTED_UNRECORDED, channel.key, day):
+                    return summary
+                continue
             except SendError as error:
                 summary.failed += 1
                 summary.lines.append(f"failed: {channel.key} ({channel.type}) {day}: {error}; the next run retries")

@@ -176,6 +176,22 @@ def test_a_night_killed_during_its_notify_step_reports_the_day_and_channel_next_
     assert status == 0 and _days(server, HOOK) == [day, day] and _days(server, SLACK) == [day]
 
 
+def test_a_night_stopped_with_sigterm_during_its_notify_step_never_posts_a_day_twice(
+    project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    day = _day().isoformat()
+    shutil.copytree(PROJECT / "docs", project / "docs")
+    _, error = _stopped_while_held(server, "nightly", project, signal.SIGTERM)
+    assert "Traceback" not in error
+    monkeypatch.setenv("COLUMNS", "1000")
+    night = ["nightly", *_arguments(project, "--site-dir", str(project / "site"), "--no-fetch", "--offline")]
+    status = main(night)
+    said = capsys.readouterr().err
+    assert status in (0, EXIT_PARTIAL) and "Traceback" not in said
+    assert (status == EXIT_PARTIAL) == (f"notify: outcome unknown: hook {day}" in said)
+    assert _days(server, HOOK) == [day] and _days(server, SLACK) == [day]
+
+
 def test_a_lost_store_restored_from_the_durable_form_keeps_the_unknown_and_sends_nothing_twice(
     project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

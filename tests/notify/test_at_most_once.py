@@ -282,8 +282,12 @@ def _unwritable(root: Path, how: str, mounted: list[Path]) -> None:
     if how == "read-only":
         subprocess.run(["mount", "-o", "remount,ro", str(data)], check=True)
         return
+    _fill(data)
+
+
+def _fill(folder: Path) -> None:
     try:
-        with (data / "filler").open("wb", buffering=0) as filler:
+        with (folder / "filler").open("wb", buffering=0) as filler:
             while True:
                 filler.write(b"\0" * 4096)
     except OSError:
@@ -312,6 +316,21 @@ def test_an_attempt_that_cannot_be_recorded_is_not_posted_and_says_so_in_one_lin
     assert server.received(SLACK) == [] and server.received(HOOK) == []
     with AnalysisStore(project / "cache") as store:
         assert list(NotificationLedger(store).deliveries()) == []  # the attempt is withdrawn again
+
+
+def test_a_full_disk_under_the_store_posts_nothing_and_says_so_in_one_line(
+    project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str], unmount: list[Path]
+) -> None:
+    cache = project / "cache"
+    shutil.move(cache, project / "cache-before")
+    if not _mount_tmpfs(cache, "1m"):
+        pytest.skip("mounting a tmpfs is not permitted here")
+    unmount.append(cache)
+    shutil.copytree(project / "cache-before", cache, dirs_exist_ok=True)
+    _fill(cache)
+    status, said = _notify(project, capsys)
+    assert status == 2 and len(said) == 1 and str(cache) in said[0], said
+    assert server.received(SLACK) == [] and server.received(HOOK) == []
 
 
 def test_a_delivery_the_durable_form_could_not_take_is_written_there_by_the_next_run(

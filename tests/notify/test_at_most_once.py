@@ -142,13 +142,14 @@ def test_a_kill_between_accept_and_record_is_reported_never_reposted_and_resent_
     assert len(server.received(HOOK)) == 2
 
 
-def test_sigterm_while_a_post_is_held_never_posts_a_day_twice(
-    project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_signal_while_a_post_is_held_never_posts_a_day_twice(
+    project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str], signal_number: int
 ) -> None:
     """Killed at once or stopped gracefully (the answer then lands and is recorded), the next run
     posts nothing: what is not recorded as delivered is reported as outcome unknown."""
     day = _day().isoformat()
-    _, error = _stopped_while_held(server, "notify", project, signal.SIGTERM)
+    _, error = _stopped_while_held(server, "notify", project, signal_number)
     assert "Traceback" not in error
     assert _days(server, HOOK) == [day] and _days(server, SLACK) == [day]
     status, said = _notify(project, capsys)

@@ -317,7 +317,9 @@ def _build(args: argparse.Namespace, settings: DigestSettings, report: StepRepor
 
 
 def _notify(args: argparse.Namespace, durable_dir: Path, report: StepReport) -> None:
-    """Each new day to each channel; what is sent is recorded in the store and the durable form."""
+    """Each new day to each channel, at most once: each post's attempt and outcome are recorded in the
+    store and the durable form; a post whose outcome is unknown (a night stopped in between) is
+    named in the step's lines and makes the night partial, never posted again on its own."""
     from commit_digest.commands.notify import NotifyOptions, notify_site
 
     settings = site_settings_from_args(args)

@@ -250,6 +250,52 @@ def test_a_second_build_waits_for_the_first_or_ends_with_one_line(project: Path)
     assert published_commits(site) == SAMPLE
 
 
+# A gen-files script that holds a build at a marker: it says so, then waits for a line on stdin.
+_HOLDER_SCRIPT = """\
+import os, sys
+if os.environ.get("HOLD_THE_BUILD"):
+    print("holding the build", file=sys.stderr, flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_two_real_builds_at_once_both_succeed_one_after_the_other(project: Path) -> None:
+    (project / "docs" / "scripts" / "holder.py").write_text(_HOLDER_SCRIPT, encoding="utf-8")
+    config = yaml.safe_load((project / "mkdocs.yml").read_text(encoding="utf-8"))
+    for entry in config["plugins"]:
+        if isinstance(entry, dict) and "gen-files" in entry:
+            entry["gen-files"]["scripts"] = ["docs/scripts/deprecations.py", "docs/scripts/holder.py"]
+    (project / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+
+    def start(*arguments: str, **environment: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            command("--site-dir", "site", *arguments),
+            cwd=project,
+            env={**os.environ, **environment},
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def wait_for(process: subprocess.Popen[str], marker: str) -> None:
+        assert process.stderr is not None
+        while marker not in (line := process.stderr.readline()):
+            assert line, f"ended before {marker!r}"
+
+    first = start("--full", HOLD_THE_BUILD="1")
+    wait_for(first, "holding the build")  # inside MkDocs, its staging folder half written
+    staging = [path.name for path in project.iterdir() if path.name.startswith(".site.building-")]
+    assert len(staging) == 1
+    second = start("--full", "--wait", "300")
+    wait_for(second, "waiting up to 300 s")
+    assert (project / staging[0]).is_dir()  # the second never touches the first's staging folder
+    first_rest = first.communicate(input="\n", timeout=300)[1]
+    assert first.returncode == 0, first_rest[-3000:]
+    second_rest = second.communicate(timeout=300)[1]
+    assert second.returncode == 0, second_rest[-3000:]
+    assert published_commits(project / "site") == SAMPLE
+
+
 def test_a_wait_that_ends_before_the_lock_is_freed_says_so(project: Path) -> None:
     with holding([site_lock(project / "site")]):
         refused = run(project, "--site-dir", "site", "--wait", "0.3")

@@ -30,6 +30,7 @@ from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
 from commit_digest.collect.base import CommitSource
+from commit_digest.commands.build import add_build_guard_options, site_folder
 from commit_digest.commands.common import (
     add_common_options,
     add_durable_dir_option,
@@ -89,7 +90,18 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--offline", action="store_true", help="no LLM: offline analyses only, on purpose")
     parser.add_argument("--no-fetch", action="store_true", help="skip fetching (rebuild what is stored)")
     parser.add_argument("--full", action="store_true", help="render every page instead of reusing unchanged ones")
-    parser.set_defaults(handler=run_nightly)
+    add_build_guard_options(parser)
+    parser.set_defaults(handler=run_locked_night)
+
+
+def run_locked_night(args: argparse.Namespace) -> int:
+    """The night, holding its store and its site folder throughout: a second night (or a build
+    of the same site) waits up to --wait seconds, else ends with one line and exit 2."""
+    from commit_digest.site.build.builder_lock import holding, site_lock, store_lock
+
+    locks = [store_lock(settings_from_args(args).cache_dir), site_lock(site_folder(args.config_file, args.site_dir))]
+    with holding(locks, wait=args.wait, purpose="night"):
+        return run_nightly(args)
 
 
 def run_nightly(args: argparse.Namespace) -> int:
@@ -311,7 +323,12 @@ def _build(args: argparse.Namespace, settings: DigestSettings, report: StepRepor
     from commit_digest.commands.build import build_site
 
     site = build_site(
-        args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True, full=args.full
+        args.config_file,
+        cache_dir=settings.cache_dir,
+        site_dir=args.site_dir,
+        strict=True,
+        full=args.full,
+        allow_shrink=args.allow_shrink,
     )
     report.lines.append(f"site built into {site}")
 

@@ -7,18 +7,26 @@ A site in several languages is one MkDocs build per language into the same fresh
 default language at its root, each other one under its code (en/).
 
 The build writes into a fresh folder beside the site and publishes it only when it succeeded,
-so a failed strict build, or a crash or a kill while building, never changes the published
-site. A first build, a full one, or one whose shared inputs changed is swapped in whole (two
-renames). Any other build wrote only what changed: it is moved into the published site, and what
-the build no longer makes is deleted, after a journal beside the site says so — a publication
-cut short is finished by the next build. A night's publication so costs what changed (a few
-hundred renames), not a copy of the archive's pages. What is about to be published is measured
-first: a site past ``site_size_limit`` is not published at all (``site.build.size_guard``).
+so a failed strict build, a full disk, or a crash or a kill while building, never changes the
+published site. A first build, a full one, or one whose shared inputs changed is swapped in whole
+(one exchange of the two folders; ``site.build.swap``). Any other build wrote only what changed:
+it is moved into the published site, and what the build no longer makes is deleted, after a
+journal beside the site says so — a publication cut short is finished by the next build. A
+night's publication so costs what changed (a few hundred renames), not a copy of the archive's
+pages. A site folder that is a mount point is never renamed: the build is staged inside it and
+moved in entry by entry. What is about to be published is measured first: a site past
+``site_size_limit`` is not published at all (``site.build.size_guard``).
+
+One build at a time per site folder (``site.build.builder_lock``): only the holder of the lock
+touches the folders beside the site, so a build never removes another's staging folder. A store
+that is missing, or holds far fewer commits than the published site shows, is refused before
+anything is built (``site.build.shrink_guard``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import logging
 import os
@@ -40,9 +48,12 @@ from mkdocs.exceptions import MkDocsException
 from commit_digest.api import Digest
 from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.settings import PLUGIN_NAME, DigestSettings, Language, settings_from_mapping
+from commit_digest.site.build.builder_lock import holding, site_lock, site_workspace
 from commit_digest.site.build.incremental import BuildManifest, read_manifest
 from commit_digest.site.build.output import write_status
+from commit_digest.site.build.shrink_guard import check_store, published_commits
 from commit_digest.site.build.size_guard import check_site_size, site_size, size_after_publication
+from commit_digest.site.build.swap import DELETING, RETIRED, STAGING, doomed, publish_whole
 from commit_digest.site.languages import language_root
 from commit_digest.site.model.followed import site_last_fetch
 from commit_digest.store.analysis_store import AnalysisStore
@@ -50,14 +61,13 @@ from commit_digest_mkdocs.fingerprint import shared_inputs_digest
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.build")
 
-_STAGING = ".{name}.building-"
-_RETIRED = ".{name}.old-"
-_DELETING = ".{name}.deleting-"
+_STAGING, _RETIRED, _DELETING = STAGING, RETIRED, DELETING
 _JOURNAL = ".{name}.publishing.json"
 
 
 class SiteBuildError(CommitDigestError):
-    """MkDocs could not build the site (configuration, plugin or strict-mode warnings)."""
+    """MkDocs could not build the site (configuration, plugin or strict-mode warnings), or the
+    site could not be written (a full disk)."""
 
 
 def run_build(
@@ -68,6 +78,8 @@ def run_build(
     strict: bool = False,
     full: bool = False,
     language: Language | None = None,
+    allow_shrink: bool = False,
+    wait: float = 0.0,
 ) -> Path:
     """Builds the site described by ``config_file``; returns the folder written.
 
@@ -78,6 +90,9 @@ def run_build(
     under its code (en/), all published together.
     Unless ``full``, pages whose inputs did not change are taken from the published site, and
     when nothing changed at all only the status files are renewed.
+    A store that is missing or holds far fewer commits than the published site shows is refused
+    unless ``allow_shrink``; another build of the same site folder is waited for up to ``wait``
+    seconds, then refused.
     """
     if not config_file.is_file():
         raise InputError(f"config file {config_file} does not exist")
@@ -96,7 +111,17 @@ def run_build(
         )
         for code in languages
     ]
-    _remove_leftovers(target)
+    _check_site_folder(target)
+    with holding([site_lock(target)], wait=wait):
+        _remove_leftovers(target)
+        builds[0].check_store(target, allow_shrink=allow_shrink)
+        try:
+            return _build_and_publish(config_file, builds, target, full=full)
+        except OSError as error:  # a full disk, a folder that cannot be written: one line
+            raise SiteBuildError(_write_fault(error, target)) from error
+
+
+def _build_and_publish(config_file: Path, builds: list[_LanguageBuild], target: Path, *, full: bool) -> Path:
     if not full:
         # Nothing to render in any language: each renews its status (the footer's build time) only.
         renewals = [(build_of, facts) for build_of in builds if (facts := build_of.unchanged_status()) is not None]
@@ -106,13 +131,16 @@ def run_build(
                 build_of.renew_status(facts)
             logger.info("commit-digest: nothing changed since the build of %s; only its status is renewed", target)
             return target
-    target.parent.mkdir(parents=True, exist_ok=True)
+    workspace = site_workspace(target)
+    workspace.mkdir(parents=True, exist_ok=True)
     # A site whose every language's build said what it wrote is updated in place: the build
     # writes only what changed, and publishing moves that in (work in proportion to the change,
     # not to the archive). Any other is replaced whole.
     in_place = not full and target.is_dir() and all(build_of.previous_written() for build_of in builds)
-    staging = Path(tempfile.mkdtemp(prefix=_STAGING.format(name=target.name), dir=target.parent))
+    staging = Path(tempfile.mkdtemp(prefix=_STAGING.format(name=target.name), dir=workspace))
     try:
+        # mkdtemp makes it 0700: published as it is, a web server running as another user answers 403.
+        staging.chmod(0o777 & ~_umask())
         # The default first: MkDocs empties its site_dir, and the others' live inside it.
         for build_of in builds:
             build_of.run(config_file, staging, full=full, in_place=in_place)
@@ -128,6 +156,33 @@ def run_build(
     else:
         _publish(staging, target)
     return target
+
+
+def _check_site_folder(target: Path) -> None:
+    """A site path that is a file (or anything else but a folder) is never deleted to make room."""
+    if os.path.lexists(target) and not target.is_dir():
+        raise InputError(f"the site folder {target} is not a folder: not built, and left as it is; choose --site-dir")
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _write_fault(error: OSError, target: Path) -> str:
+    """One line for a write that failed: what, where, and that the published site is intact
+    (or, cut short in its publication, finished by the next build)."""
+    where = f" ({error.filename})" if error.filename else ""
+    journal = site_workspace(target) / _JOURNAL.format(name=target.name)
+    state = (
+        f"the publication of {target} was cut short; the next build finishes it"
+        if journal.exists()
+        else f"{target} is unchanged"
+    )
+    full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+    remedy = "; free space on its disk and build again" if full else ""
+    return f"cannot write the site: {error.strerror or error}{where}; {state}{remedy}"
 
 
 class _LanguageBuild:
@@ -179,6 +234,20 @@ class _LanguageBuild:
         # A fetch that found nothing new changes no record, but the footer says when it ran.
         return {**manifest.status, **({"last_fetch": last_fetch.isoformat()} if last_fetch else {})}
 
+    def check_store(self, target: Path, *, allow_shrink: bool) -> None:
+        """Refuses a store that is missing or holds far fewer commits than the published site
+        shows (``site.build.shrink_guard``); bad options are left to the build to report."""
+        try:
+            store_dir = _settings(self.config).cache_dir
+        except CommitDigestError:
+            return
+        stored = None
+        if store_dir.is_dir():
+            with AnalysisStore(store_dir) as store:
+                stored = len(store)
+        published = published_commits(target, self._previous.status if self._previous else None)
+        check_store(store_dir, stored, published, target, allow_shrink=allow_shrink)
+
     def check_size(self, size: int, target: Path, *, built: bool) -> None:
         """Reports the site's size; warns near ``site_size_limit``, refuses a site past it."""
         settings = _settings(self.config)
@@ -226,12 +295,40 @@ class _LanguageBuild:
         plugin.previous_manifest = None if plugin.previous_site_dir is None else self._previous
         plugin.publish_in_place = in_place
         logger.info("building %s (%s) into %s", config_file, self.code, self.config.site_dir)
+        warnings = _FirstWarning()
+        mkdocs_logger = logging.getLogger("mkdocs")
+        mkdocs_logger.addHandler(warnings)
         try:
             build(self.config)
         except MkDocsException as error:  # strict-mode aborts included
             raise SiteBuildError(
-                f"mkdocs build of {config_file} ({self.code}) failed: {error}; {self.published} is unchanged"
+                f"mkdocs build of {config_file} ({self.code}) failed: {_cause(error, warnings.first)}; "
+                f"{self.published} is unchanged"
             ) from error
+        finally:
+            mkdocs_logger.removeHandler(warnings)
+
+
+class _FirstWarning(logging.Handler):
+    """The first warning of a build: what a strict build that aborts was aborted for."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.first: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.first is None:
+            self.first = record.getMessage().splitlines()[0] if record.getMessage() else None
+
+
+def _cause(error: MkDocsException, first_warning: str | None) -> str:
+    """What failed, not MkDocs' "Aborted with a BuildError!" (the cause is the error it replaced)
+    or its bare count of strict-mode warnings (the first of them is named)."""
+    cause = error.__context__ if isinstance(error.__context__, MkDocsException) else error
+    text = str(cause.message if hasattr(cause, "message") else cause).strip()
+    if "in strict mode" in text and first_warning:
+        text += f" (the first: {first_warning})"
+    return text
 
 
 def _load(
@@ -293,18 +390,23 @@ def _publish_in_place(staging: Path, target: Path, changes: _Changes) -> None:
     """Moves the staged files into the published site and deletes what the build no longer
     makes. A journal beside the site is written first: a publication cut short (a kill, a
     crash) is finished by the next build before anything else (``_remove_leftovers``)."""
-    journal = target.parent / _JOURNAL.format(name=target.name)
+    journal = site_workspace(target) / _JOURNAL.format(name=target.name)
     document = {"staging": staging.name, **dataclasses.asdict(changes)}
     partial = journal.with_name(journal.name + ".partial")
-    partial.write_text(json.dumps(document), encoding="utf-8")
-    partial.replace(journal)
+    try:
+        partial.write_text(json.dumps(document), encoding="utf-8")
+        partial.replace(journal)
+    except OSError:  # a full disk: nothing is published, and the staged build makes room again
+        partial.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     _finish_publication(target, journal)
 
 
 def _finish_publication(target: Path, journal: Path) -> None:
     """Does (or finishes) what the journal says; every step may be done twice."""
     document = json.loads(journal.read_text(encoding="utf-8"))
-    staging = target.parent / document["staging"]
+    staging = journal.parent / document["staging"]
     for relative in document["replace_folders"]:
         source, destination = staging / relative, target / relative
         if source.is_dir():
@@ -339,23 +441,11 @@ def _remove_empty_parents(folder: Path, root: Path) -> None:
 
 
 def _publish(staging: Path, target: Path) -> None:
-    """Swaps the finished build in: two renames, never a half-written folder at ``target``."""
-    retired = None
-    if target.exists():
-        retired = Path(tempfile.mkdtemp(prefix=_RETIRED.format(name=target.name), dir=target.parent))
-        retired.rmdir()
-        target.rename(retired)
-    staging.rename(target)
-    if retired is not None:
-        _delete_in_background(retired)
-
-
-def _delete_in_background(folder: Path) -> None:
-    """Removes the previous site without making the build wait for tens of thousands of
-    unlinks; whatever an interrupted removal leaves, the next build removes in the background too."""
-    doomed = folder.with_name(folder.name.replace(".old-", ".deleting-", 1))
-    folder.rename(doomed)
-    _remove_in_background(doomed)
+    """Swaps the finished build in whole (``site.build.swap``: ``target`` is never absent, never
+    half written) and removes the previous site in the background."""
+    previous = publish_whole(staging, target)
+    if previous is not None:
+        _remove_in_background(previous)
 
 
 def _remove_in_background(doomed: Path) -> None:
@@ -376,21 +466,25 @@ def _remove_in_background(doomed: Path) -> None:
 
 def _remove_leftovers(target: Path) -> None:
     """Folders a killed build left behind; a retired site is restored if the swap was cut short,
-    a publication in place that was cut short is finished."""
-    if not target.parent.is_dir():
+    a publication in place that was cut short is finished. Called with the site's lock held:
+    no other build is running, so whatever is staged belongs to one that is gone."""
+    workspace = site_workspace(target)
+    if not workspace.is_dir():
         return
-    journal = target.parent / _JOURNAL.format(name=target.name)
+    journal = workspace / _JOURNAL.format(name=target.name)
     if journal.is_file() and target.is_dir():
         logger.info("commit-digest: finishing the publication of %s that was cut short", target)
         _finish_publication(target, journal)
-    for leftover in sorted(target.parent.glob(_RETIRED.format(name=target.name) + "*")):
+    for leftover in sorted(workspace.glob(_RETIRED.format(name=target.name) + "*")):
         if not target.exists():
             leftover.rename(target)
         else:
             shutil.rmtree(leftover, ignore_errors=True)
-    for leftover in target.parent.glob(_STAGING.format(name=target.name) + "*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+    # A killed build's output, or the previous site when a kill came right after the exchange:
+    # either may be a whole site. Removed in the background as a retired one is.
+    for leftover in workspace.glob(_STAGING.format(name=target.name) + "*"):
+        doomed(leftover, target)
     # A previous site still being removed (the last build's background removal, or one cut
     # short): removed in the background again, never by the build waiting for it.
-    for leftover in target.parent.glob(_DELETING.format(name=target.name) + "*"):
+    for leftover in workspace.glob(_DELETING.format(name=target.name) + "*"):
         _remove_in_background(leftover)

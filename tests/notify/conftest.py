@@ -36,6 +36,9 @@ HOSTILE_TITLES = (
 )
 
 
+UNANSWERED = 0  # an answer's status that closes the connection without any answer
+
+
 @dataclass
 class Received:
     path: str
@@ -56,9 +59,26 @@ class Hook:
     received: list[Received] = field(default_factory=list)
 
 
+class Hold:
+    """The next post to one path is accepted and its answer held back until ``release``: a sender
+    stopped while it waits has been accepted but never heard so."""
+
+    def __init__(self) -> None:
+        self.arrived = threading.Event()
+        self.released = threading.Event()
+
+    def wait_for_post(self) -> None:
+        assert self.arrived.wait(timeout=60), "the held post never arrived"
+
+    def release(self) -> None:
+        self.released.set()
+
+
 class WebhookServer:
     def __init__(self) -> None:
         self.hooks: dict[str, Hook] = {}
+        self.holds: dict[str, Hold] = {}
+        self._every_hold: list[Hold] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -69,6 +89,13 @@ class WebhookServer:
                 query = {key: values[0] for key, values in parse_qs(parts.query).items()}
                 hook.received.append(Received(parts.path, query, {k.lower(): v for k, v in self.headers.items()}, body))
                 status, headers, answer = hook.answers.pop(0) if len(hook.answers) > 1 else (hook.answers or [ok()])[0]
+                held = server.holds.pop(parts.path, None)
+                if held is not None:
+                    held.arrived.set()
+                    held.released.wait(timeout=60)
+                if status == UNANSWERED:
+                    self.close_connection = True  # the post is read, and the connection closed unanswered
+                    return
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)
@@ -79,7 +106,11 @@ class WebhookServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: object, client_address: object) -> None:
+                pass  # a held answer written to a sender killed meanwhile: the sender is gone, as meant
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -88,10 +119,17 @@ class WebhookServer:
         self.hooks[path] = Hook(answers=list(answers))
         return self.url + path
 
+    def hold(self, path: str) -> Hold:
+        self.holds[path] = Hold()
+        self._every_hold.append(self.holds[path])
+        return self.holds[path]
+
     def received(self, path: str) -> list[Received]:
         return self.hooks.get(path, Hook()).received
 
     def close(self) -> None:
+        for held in self._every_hold:
+            held.release()
         self._server.shutdown()
         self._server.server_close()
 

@@ -30,6 +30,7 @@ from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
 from commit_digest.collect.base import CommitSource
+from commit_digest.commands.build import add_build_guard_options, site_folder
 from commit_digest.commands.common import (
     add_common_options,
     add_durable_dir_option,
@@ -96,7 +97,18 @@ def register(subparsers: Any) -> None:
         help="let the durable form lose what the store lacks (damaged or unknown files included): its intact "
         "files are restored, then it is saved as the store is",
     )
-    parser.set_defaults(handler=run_nightly)
+    add_build_guard_options(parser)
+    parser.set_defaults(handler=run_locked_night)
+
+
+def run_locked_night(args: argparse.Namespace) -> int:
+    """The night, holding its store and its site folder throughout: a second night (or a build
+    of the same site) waits up to --wait seconds, else ends with one line and exit 2."""
+    from commit_digest.site.build.builder_lock import holding, site_lock, store_lock
+
+    locks = [store_lock(settings_from_args(args).cache_dir), site_lock(site_folder(args.config_file, args.site_dir))]
+    with holding(locks, wait=args.wait, purpose="night"):
+        return run_nightly(args)
 
 
 def run_nightly(args: argparse.Namespace) -> int:
@@ -341,13 +353,20 @@ def _build(args: argparse.Namespace, settings: DigestSettings, report: StepRepor
     from commit_digest.commands.build import build_site
 
     site = build_site(
-        args.config_file, cache_dir=settings.cache_dir, site_dir=args.site_dir, strict=True, full=args.full
+        args.config_file,
+        cache_dir=settings.cache_dir,
+        site_dir=args.site_dir,
+        strict=True,
+        full=args.full,
+        allow_shrink=args.allow_shrink,
     )
     report.lines.append(f"site built into {site}")
 
 
 def _notify(args: argparse.Namespace, durable_dir: Path, report: StepReport) -> None:
-    """Each new day to each channel; what is sent is recorded in the store and the durable form."""
+    """Each new day to each channel, at most once: each post's attempt and outcome are recorded in the
+    store and the durable form; a post whose outcome is unknown (a night stopped in between) is
+    named in the step's lines and makes the night partial, never posted again on its own."""
     from commit_digest.commands.notify import NotifyOptions, notify_site
 
     settings = site_settings_from_args(args)

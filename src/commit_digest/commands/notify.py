@@ -2,13 +2,17 @@
 
 The edge of the notify package: it reads the environment (webhook URLs, secrets, SMTP logins,
 ``SITE_URL``) and mkdocs.yml (``site_url``, ``use_directory_urls``, the site's names), reads the
-days it may send from the store as the site shows them, and hands them to ``notify.run``. Also
-called by ``nightly`` as its last step, after a successful build.
+days it may send from the store as the site shows them, and hands them to ``notify.run``, with
+``record``: each step of the ledger (an attempt before its post, the outcome after) is written to
+the durable form too before the run goes on, and one that cannot be written stops the run with one
+line naming the folder (exit 2). Also called by ``nightly`` as its last step, after a successful
+build.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,10 +27,11 @@ from commit_digest.commands.common import (
     open_store,
     site_settings_from_args,
 )
-from commit_digest.errors import InputError
+from commit_digest.errors import CommitDigestError, InputError
 from commit_digest.notify.compose import Composer, SiteLinks
+from commit_digest.notify.config import EmailChannel, WebhookChannel
 from commit_digest.notify.http_sender import HttpSender
-from commit_digest.notify.run import ChannelPlan, NotifySummary, Outbox, deliver
+from commit_digest.notify.run import ChannelPlan, NotifySummary, Outbox, RecordingError, deliver
 from commit_digest.settings import PLUGIN_NAME, DigestSettings, read_mkdocs_yml
 from commit_digest.site.languages import language_root, site_name
 from commit_digest.site.model.followed import followed_repositories, site_last_fetch, site_records, site_taxonomy
@@ -53,12 +58,20 @@ def register(subparsers: Any) -> None:
         "notify",
         help="send each new day's digest to the channels of notify: (chat webhooks, e-mail), once each",
         description="Sends each complete day not sent yet (the last catch_up_days) to every channel of the "
-        "plugin block's notify: list; what was sent is recorded in the store and the durable form and never "
-        "sent again. Webhook URLs and secrets come from the environment variables the channels name.",
+        "plugin block's notify: list, at most once: each post is recorded in the store and the durable form "
+        "before it leaves and its outcome after. A post whose outcome is unknown (the run stopped in between) "
+        "is reported, never posted again on its own: --resend posts it on purpose. Webhook URLs and secrets "
+        "come from the environment variables the channels name.",
     )
     add_common_options(parser)
     add_durable_dir_option(parser)
     parser.add_argument("--day", type=_day, default=None, metavar="YYYY-MM-DD", help="send this day only")
+    parser.add_argument("--channel", default=None, metavar="NAME", help="this channel only (its name, or its type)")
+    parser.add_argument(
+        "--resend",
+        action="store_true",
+        help="post --day to --channel although a post of it may have reached the channel (outcome unknown)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print each message as it would be sent; send nothing")
     parser.add_argument("--site-url", default=None, metavar="URL", help="the published site (default: site_url)")
     parser.set_defaults(handler=run_notify)
@@ -69,17 +82,23 @@ def run_notify(args: argparse.Namespace) -> int:
     if not settings.notify:
         print(f"notify: no channel: add a notify: list to the {PLUGIN_NAME} plugin block")
         return 0
+    if args.resend and (args.day is None or args.channel is None):
+        raise InputError("--resend posts one day to one channel: give --day and --channel")
     options = NotifyOptions(
         config_file=args.config_file if args.config_file is not None else DEFAULT_CONFIG,
         site_url=args.site_url,
         day=args.day,
         dry_run=args.dry_run,
         durable_dir=args.durable_dir.resolve(),
+        channel=args.channel,
+        resend=args.resend,
     )
     with open_store(settings) as store:
         summary = notify_site(store, settings, options, environ=os.environ)
     for line in summary.lines:
         print(f"notify: {line}")
+    if summary.fault is not None:
+        return 2
     return 0 if summary.ok else 1
 
 
@@ -89,7 +108,9 @@ class NotifyOptions:
     site_url: str | None = None
     day: date | None = None
     dry_run: bool = False
-    durable_dir: Path | None = None  # saved after each delivery when it holds a durable form
+    durable_dir: Path | None = None  # saved after each step of the ledger when the folder exists
+    channel: str | None = None  # this channel only
+    resend: bool = False  # post ``day`` to ``channel`` although its outcome is unknown
 
 
 def resolved_site_url(config: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:
@@ -108,6 +129,46 @@ def _site_names(config: Mapping[str, Any]) -> Mapping[str, Any] | None:
             names = entry[PLUGIN_NAME].get("site_name")
             return names if isinstance(names, Mapping) else None
     return None
+
+
+def _chosen_channels(settings: DigestSettings, options: NotifyOptions) -> list[WebhookChannel | EmailChannel]:
+    if options.channel is None:
+        return list(settings.notify)
+    chosen = [channel for channel in settings.notify if channel.key == options.channel]
+    if not chosen:
+        names = ", ".join(channel.key for channel in settings.notify)
+        raise InputError(f"--channel {options.channel}: no channel of notify: is called so (there are: {names})")
+    return chosen
+
+
+_REMEDIES = {
+    errno.ENOSPC: "free space on its disk",
+    errno.EDQUOT: "free space on its disk",
+    errno.EFBIG: "free space on its disk",
+    errno.EROFS: "make it writable",
+    errno.EACCES: "make it writable",
+    errno.EPERM: "make it writable",
+}
+
+
+def save_ledger(store: AnalysisStore, durable_dir: Path) -> None:
+    """Writes the ledger's year files to the durable form; RecordingError naming the folder when
+    they cannot be written (read-only, full disk, a file where a folder should be)."""
+    if not durable_dir.is_dir():
+        raise RecordingError(
+            f"the durable folder {durable_dir} is not a folder: move what is there away, or give --durable-dir"
+        )
+    try:
+        save_notifications(store, durable_dir)
+    except OSError as error:
+        cause = error.strerror or type(error).__name__
+        where = f": {error.filename}" if error.filename else ""
+        raise RecordingError(
+            f"cannot write the notification ledger into the durable folder {durable_dir} ({cause}{where}); "
+            f"{_REMEDIES.get(error.errno or 0, 'make its notifications/ a folder it can write to')}"
+        ) from error
+    except CommitDigestError as error:
+        raise RecordingError(f"cannot write the notification ledger into {durable_dir}: {error}") from error
 
 
 def notify_site(
@@ -144,7 +205,8 @@ def notify_site(
     names = _site_names(config)
     days_by_language: dict[str, dict[date, Day]] = {}
     plans = []
-    for channel in settings.notify:
+    channels = _chosen_channels(settings, options)
+    for channel in channels:
         language = channel.language or settings.language
         if language not in days_by_language:
             index = build_index(records, repositories=repositories, zone=zone, taxonomy=taxonomy, language=language)
@@ -160,13 +222,22 @@ def notify_site(
         if own_name is None and language == settings.language and isinstance(config.get("site_name"), str):
             own_name = config["site_name"]
         composer = Composer(channel, language, taxonomy, links, own_name)
-        plans.append(ChannelPlan(channel, composer, days_by_language[language]))
+        plans.append(ChannelPlan(channel, composer, days_by_language[language], site=site_base(site_url)))
     ledger = NotificationLedger(store)
+    if options.resend and options.day is not None and options.channel is not None:
+        entry = ledger.entry(options.channel, options.day)
+        if entry is not None and entry.delivered:
+            when = entry.sent_at.isoformat(timespec="seconds") if entry.sent_at else "an unrecorded time"
+            raise InputError(
+                f"--resend: {options.channel} has {options.day.isoformat()} already (delivered at {when}): "
+                "nothing to resend"
+            )
     durable_dir = options.durable_dir
 
-    def after_delivery() -> None:
-        if durable_dir is not None and durable_dir.is_dir():
-            save_notifications(store, durable_dir)
+    def record() -> None:
+        # No folder there: the project keeps no durable form, and the store is the ledger.
+        if durable_dir is not None and (durable_dir.exists() or durable_dir.is_symlink()):
+            save_ledger(store, durable_dir)
 
     holder = this_process()
     lease = holder.lease(now=moment.timestamp(), seconds=LEASE_SECONDS)
@@ -189,7 +260,8 @@ def notify_site(
             today=today,
             complete_before=complete_before,
             asked=options.day,
-            after_delivery=after_delivery,
+            resend=options.resend,
+            record=record,
         )
     finally:
         if http is None:

@@ -13,6 +13,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
 from commit_digest.notify.config import EmailChannel
+from commit_digest.notify.idempotency import message_id
 from commit_digest.notify.inert import html_text
 from commit_digest.notify.message import DayMessage, MessageLine
 
@@ -74,7 +75,11 @@ def email_of(message: DayMessage, channel: EmailChannel, now: datetime) -> Email
     mail["From"] = channel.sender
     mail["To"] = ", ".join(channel.to)
     mail["Date"] = format_datetime(now)
-    mail["Message-ID"] = make_msgid(domain=channel.sender.rsplit("@", 1)[1])
+    domain = channel.sender.rsplit("@", 1)[1]
+    # The same day to the same channel keeps its Message-ID on a resend: mail clients and list
+    # servers that drop a second copy of a Message-ID drop it.
+    key = message.idempotency_key
+    mail["Message-ID"] = message_id(key, domain) if key else make_msgid(domain=domain)
     mail["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to a digest
     mail.set_content(plain_body(message))
     mail.add_alternative(html_body(message), subtype="html")

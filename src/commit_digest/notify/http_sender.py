@@ -3,7 +3,10 @@
 A service that is rate limited says so (HTTP 429 with ``Retry-After``, or Feishu's, DingTalk's
 and WeCom's error codes in a 200 answer): the request is sent again after the wait it names, or
 after a doubling backoff when it names none, up to ``attempts`` times and never waiting longer
-than ``max_wait_seconds`` at once. A server error or a lost connection is retried the same way.
+than ``max_wait_seconds`` at once. A server error or a connection that could not be made is
+retried the same way. A request that was sent and never answered (the answer timed out, or the
+connection broke while waiting for it) is not: the service may have posted it, and sent again it
+could be posted twice. That is ``OutcomeUnknownError``, which the run records as such.
 What an answer means is each service's business (its ``judge``); this module only sends and waits.
 
 The webhook URL carries the service's token, so it never appears in an error: every message
@@ -32,6 +35,14 @@ USER_AGENT = "commit-digest-notify"
 
 class SendError(CommitDigestError):
     """A message the service did not accept; its text names no URL and no secret."""
+
+
+class OutcomeUnknownError(SendError):
+    """A request sent and never answered: the service may or may not have posted it."""
+
+
+# Raised once the request may have reached the service: reading its answer failed.
+_UNANSWERED = (httpx.ReadTimeout, httpx.ReadError, httpx.RemoteProtocolError)
 
 
 @dataclass(frozen=True)
@@ -193,6 +204,9 @@ class HttpSender:
                 )
                 reply = Reply(response.status_code, response.headers, response.content)
                 verdict = judge(reply, self.clock())
+            except _UNANSWERED as error:
+                reason = f"no answer to the post ({type(error).__name__}: {error})"
+                raise OutcomeUnknownError(redacted(reason, hidden)) from error
             except (httpx.InvalidURL, httpx.UnsupportedProtocol):
                 # A variable holding no http(s) URL fails the same way every time: not retried,
                 # and the error's text (which quotes the URL) is not repeated.

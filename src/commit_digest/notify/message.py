@@ -55,6 +55,7 @@ class DayMessage:
     subject: str  # an e-mail's subject
     footer: str  # an e-mail's last line
     hidden: int = 0  # lines left out by a cut
+    idempotency_key: str = ""  # the same for every post of this day to this channel (``idempotency``)
 
     @property
     def line_count(self) -> int:

@@ -37,6 +37,10 @@ class LoginRefusedError(SendError):
     """The server refused the user name or the password (SMTP 535 and the like)."""
 
 
+class RecipientsRefusedError(SendError):
+    """The mail went out, but the server refused some of its recipients: the others have it."""
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -102,4 +106,6 @@ def send_mail(
     except (smtplib.SMTPException, OSError) as error:
         raise SendError(_hidden(f"SMTP: {_reason(error, timeout)}", server)) from error
     if refused:
-        raise SendError(f"SMTP: the server refused {len(refused)} of the recipients")
+        raise RecipientsRefusedError(
+            f"SMTP: the server refused {len(refused)} of the recipients; the others have the mail"
+        )

@@ -10,9 +10,11 @@ from __future__ import annotations
 import gc
 import logging
 import multiprocessing
+import multiprocessing.context
 import multiprocessing.pool
 import os
 import pickle
+import signal
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
@@ -62,11 +64,43 @@ def _start_worker(run: Callable[[int], object]) -> None:
     global _current
     _current = run
     gc.freeze()
+    _quiet_signals()
     for logger_name in ("", "mkdocs"):
         found = logging.getLogger(logger_name)
         for handler in list(found.handlers):
             found.removeHandler(handler)
         found.addHandler(_kept)
+
+
+def _quiet_signals() -> None:
+    """SIGTERM (what the parent's pool sends to stop a worker) ends it at once whatever handler
+    the parent had installed; Ctrl-C reaches the whole process group, and the parent, not each
+    worker, decides what it stops."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# Where fork is missing (Windows) no pool is made: any process class will do to define the worker.
+_ForkProcess: Any = getattr(multiprocessing.context, "ForkProcess", multiprocessing.Process)
+
+
+class _Worker(_ForkProcess):  # type: ignore[misc]
+    """A pool worker that ends without a word when its parent is gone: a result sent to a parent
+    that was killed would otherwise print a BrokenPipeError traceback from every worker. (Not
+    SIGPIPE's default: a worker killed while it holds the result pipe's lock would leave the
+    other workers waiting for it forever.)"""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            return
+
+
+class _Pool(multiprocessing.pool.Pool):
+    @staticmethod
+    def Process(ctx: Any, *args: Any, **kwds: Any) -> _Worker:
+        return _Worker(*args, **kwds)
 
 
 def _run_batch(number: int) -> tuple[bytes, list[tuple[str, int, str]]]:
@@ -93,7 +127,7 @@ class Started(Generic[Result]):
         if workers <= 1 or alone or batches < 1 or "fork" not in multiprocessing.get_all_start_methods():
             return
         context = multiprocessing.get_context("fork")
-        self._pool = context.Pool(min(workers, batches), initializer=_start_worker, initargs=(run,))
+        self._pool = _Pool(min(workers, batches), initializer=_start_worker, initargs=(run,), context=context)
         self._pending = self._pool.imap(_run_batch, range(batches))
 
     def cancel(self) -> None:

@@ -38,9 +38,8 @@ def _saved(tmp_path: Path) -> Path:
         ledger = NotificationLedger(store)
         for day in range(1, 7):
             for channel in ("feishu", "slack"):
-                ledger.record(
-                    Delivery(channel=channel, day=date(2026, 1, day), sent_at=datetime(2026, 1, day, 9, tzinfo=UTC))
-                )
+                sent = datetime(2026, 1, day, 9, tzinfo=UTC)
+                ledger.merge([Delivery(channel=channel, day=date(2026, 1, day), sent_at=sent)])
         save_durable(store, durable)
     return durable
 
@@ -106,8 +105,8 @@ def test_a_manifest_that_cannot_be_read_refuses_the_save(tmp_path: Path) -> None
 def test_save_notifications_refuses_to_shrink_the_ledger(tmp_path: Path) -> None:
     durable = _saved(tmp_path)
     with AnalysisStore(tmp_path / "fresh") as fresh:
-        NotificationLedger(fresh).record(
-            Delivery(channel="slack", day=date(2026, 1, 9), sent_at=datetime(2026, 1, 9, 9, tzinfo=UTC))
+        NotificationLedger(fresh).merge(
+            [Delivery(channel="slack", day=date(2026, 1, 9), sent_at=datetime(2026, 1, 9, 9, tzinfo=UTC))]
         )
         with pytest.raises(DurableShrinkRefused, match=r"notifications/2026.jsonl \(12 of its records"):
             save_notifications(fresh, durable)

@@ -94,7 +94,7 @@ def _fill(store: AnalysisStore) -> None:
     for day in range(1, 7):
         for channel in ("feishu", "slack"):
             sent = datetime(2026, 11, day, 9, tzinfo=UTC)
-            ledger.record(Delivery(channel=channel, day=date(2026, 11, day), sent_at=sent))
+            ledger.merge([Delivery(channel=channel, day=date(2026, 11, day), sent_at=sent)])
 
 
 @pytest.fixture(scope="module")

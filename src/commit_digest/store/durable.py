@@ -234,7 +234,10 @@ def save_durable(
         values["releases"] = releases
     if notifications:
         values["notifications"] = notifications
-    _commit(directory, changes, removed, before, values)
+    try:
+        _commit(directory, changes, removed, before, values)
+    except OSError as error:
+        raise write_error(directory, error) from error
     # The store now matches this durable form: the next restore can skip the work.
     _remember(store, digest)
     return SaveResult(
@@ -290,19 +293,16 @@ def _commit(
     """Writes ``changes``, removes ``removed`` and leaves the manifest ``values``. The manifest that
     also accepts each file as it was comes first: a save stopped anywhere leaves files it matches."""
     removed = list(removed)
-    try:
-        if changes or removed:
-            pending = dict(before)
-            pending.update({name: file_state(directory / name).digest for name in removed})
-            write_manifest(directory, {**values, "pending": pending})
-            for name in sorted(changes):
-                write_durably(directory / name, changes[name].encode())
-                logger.debug("durable form: wrote %s", name)
-            for name in removed:
-                remove_durably(_inside(directory, directory / name, follow_links=True))
-        write_manifest(directory, values)
-    except OSError as error:
-        raise write_error(directory, error) from error
+    if changes or removed:
+        pending = dict(before)
+        pending.update({name: file_state(directory / name).digest for name in removed})
+        write_manifest(directory, {**values, "pending": pending})
+        for name in sorted(changes):
+            write_durably(directory / name, changes[name].encode())
+            logger.debug("durable form: wrote %s", name)
+        for name in removed:
+            remove_durably(_inside(directory, directory / name, follow_links=True))
+    write_manifest(directory, values)
 
 
 def _salvaged(parsed: ParsedFiles, directory: Path, problem: str, damaged: Mapping[str, str]) -> str:
@@ -330,7 +330,8 @@ def save_notifications(store: AnalysisStore, directory: Path) -> int:
     """Writes the notification ledger's year files and the manifest's entries for them, leaving the
     rest of the durable form as it is: what a notify run calls after each delivery, so the data
     branch knows it even when the store is lost before the next full save. Without a durable form
-    yet (no manifest), writes the whole of it. Returns the files written."""
+    yet (no manifest), writes the whole of it. Returns the files written; a file that cannot be
+    written is the OSError itself (``notify`` names the remedy by its errno)."""
     check_folder(directory)
     manifest = read_manifest(directory)
     if manifest is None:

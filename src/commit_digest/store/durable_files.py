@@ -279,21 +279,26 @@ def file_keys(path: Path, kind: str) -> tuple[set[Key], str | None]:
                 key = _line_key(line, kind)
                 if key is None:
                     return set(), f"line {number} is not a {kind} line"
-                keys.add(key)
+                if key:
+                    keys.add(key)
     except (OSError, UnicodeDecodeError) as error:
         return set(), f"cannot be read as text ({error})"
     return keys, None
 
 
 def text_keys(text: str, kind: str) -> set[Key]:
-    return {key for line in text.splitlines() if line.strip() and (key := _line_key(line, kind)) is not None}
+    return {key for line in text.splitlines() if line.strip() and (key := _line_key(line, kind))}
 
 
 def _line_key(line: str, kind: str) -> Key | None:
+    """The line's key; None when it is no line of ``kind``; ``()`` for a line a save may drop: a
+    notification attempt whose outcome is unknown (``notify`` withdraws one the service refused)."""
     try:
         value = json.loads(line)
     except ValueError:
         return None
+    if kind == "notifications" and isinstance(value, dict) and value.get("outcome", "delivered") != "delivered":
+        return ()
     key = []
     for path in _KEY_FIELDS[kind]:
         part: object = value

@@ -34,6 +34,8 @@ MONTHS = ("2026-09", "2026-10", "2026-11")
 NOVEMBER = f"{REPOSITORY}/2026-11.jsonl"
 LEDGER = "notifications/2026.jsonl"
 
+pytestmark = pytest.mark.slow  # whole nights with their builds
+
 
 def _records(numbers: range, *, analysed: bool = True) -> list[CommitRecord]:
     """Commits over three months, paid LLM analyses (or none yet)."""

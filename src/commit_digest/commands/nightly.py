@@ -7,9 +7,11 @@ narrate the completed weeks that have no narrative (LLM only) → save the durab
 only: a failed channel marks the night partial and leaves the site as built).
 
 A step that fails (rate limit, LLM outage, GitHub down) is reported and the night goes on:
-what is stored is still published. Exit status 0: complete; 1: partial (published, but
-something is pending and the next night retries it); 2: nothing could be published — the build
-failed, or the site passes its ``site_size_limit`` (then the published site stays the previous one).
+what is stored is still published. Not the restore: a durable form it could not restore whole
+ends the night there (exit 2), before anything is paid for or saved over it. Exit status 0:
+complete; 1: partial (published, but something is pending and the next night retries it); 2:
+nothing could be published — the restore did not complete, the build failed, or the site passes
+its ``site_size_limit`` (then the published site stays the previous one).
 """
 
 from __future__ import annotations

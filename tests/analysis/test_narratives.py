@@ -5,6 +5,7 @@ only when asked."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -432,6 +433,14 @@ def test_a_bad_narrative_line_names_its_file_and_line_and_changes_nothing(tmp_pa
         save_durable(store, durable)
     path = durable / "narratives/2026.jsonl"
     path.write_text(path.read_text(encoding="utf-8").replace('"2026-W03"', '"2026-W99"'), encoding="utf-8")
+    # Not as the manifest says: refused before any line is read.
+    with AnalysisStore(tmp_path / "fresh") as fresh, pytest.raises(InputError, match=r"narratives/2026.jsonl: changed"):
+        restore_durable(fresh, durable)
+    # A manifest that vouches for the bad line (whoever pushes the data branch can write both).
+    manifest_path = durable / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["files"]["narratives/2026.jsonl"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
     with AnalysisStore(tmp_path / "fresh") as fresh:
         with pytest.raises(InputError, match=r"narratives/2026.jsonl:1: week: .*not an ISO week"):
             restore_durable(fresh, durable)

@@ -73,7 +73,7 @@ def test_a_corrupt_month_file_changes_nothing(tmp_path: Path) -> None:
         save_durable(store, durable)
     (durable / "vllm-project/vllm/2026-02.jsonl").write_text("{not json\n")
     with AnalysisStore(tmp_path / "fresh") as fresh:
-        with pytest.raises(InputError, match=r"2026-02.jsonl:1"):
+        with pytest.raises(InputError, match=r"2026-02.jsonl: changed \(1 line where the manifest lists 10 records"):
             restore_durable(fresh, durable)
         assert len(fresh) == 0
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from commit_digest.cli import main
-from commit_digest.errors import InputError
+from commit_digest.errors import InputError, StoreError
 from commit_digest.meaning.releases import Release
 from commit_digest.models import CommitRecord
 from commit_digest.settings import read_mkdocs_yml
@@ -79,7 +79,9 @@ def test_only_a_changed_repository_file_is_rewritten_and_a_store_with_no_release
         assert widgets.stat().st_mtime_ns == before
 
         store.delete_release("acme/widgets", "v1.0.0")  # its tags no longer match release_tags
-        save_durable(store, durable)
+        with pytest.raises(StoreError, match=r"acme.widgets.jsonl \(1 of its records are not in the store\)"):
+            save_durable(store, durable)  # with the release_tags that took it, not another
+        save_durable(store, durable, release_tags={"acme/widgets": r"^v0\."})
     assert not widgets.exists()
     with AnalysisStore(tmp_path / "fresh") as fresh:
         restore_durable(fresh, durable)
@@ -105,7 +107,7 @@ def test_a_bad_release_line_changes_nothing(tmp_path: Path) -> None:
         save_durable(store, durable)
     (durable / "releases" / "acme.widgets.jsonl").write_text('{"repository": "acme/widgets", "tag": ""}\n')
     with AnalysisStore(tmp_path / "fresh") as fresh:
-        with pytest.raises(InputError, match=r"acme.widgets.jsonl:1: sha"):
+        with pytest.raises(InputError, match=r"acme.widgets.jsonl: changed \(1 line where the manifest lists 1 record"):
             restore_durable(fresh, durable)
         assert len(fresh) == 0 and list(fresh.releases()) == []
 

@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from commit_digest.analysis.base import Analyzer
 from commit_digest.analysis.prompt import PROMPT_VERSION
+from commit_digest.errors import StoreError
 from commit_digest.models import SCHEMA_VERSION, Analysis, AnalysisStatus, CommitRecord, TokenUsage
 from commit_digest.settings import LlmSettings
 from commit_digest.store.analysis_store import AnalysisStore
@@ -303,6 +304,10 @@ def run_analysis(
     started = clock()
 
     def failed(record: CommitRecord, error: Exception) -> None:
+        if isinstance(error, StoreError):
+            # The store cannot keep what is paid for (a full disk): no new request is started, and
+            # the one line says why instead of a traceback per commit.
+            raise error
         logger.exception("%s: the analysis raised; it is retried next run", record.commit.short_sha)
         summary.add_error(record, error)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-from commit_digest.errors import InputError
+from commit_digest.errors import InputError, StoreError
 from commit_digest.settings import DigestSettings, load_settings, plugin_options_in
 from commit_digest.store.analysis_store import AnalysisStore
 
@@ -162,5 +162,12 @@ def print_lines(console: Console, lines: list[str]) -> None:
 
 
 def open_store(settings: DigestSettings) -> AnalysisStore:
-    settings.cache_dir.mkdir(parents=True, exist_ok=True)
-    return AnalysisStore(settings.cache_dir)
+    folder = settings.cache_dir
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        what = "is not a folder" if isinstance(error, FileExistsError | NotADirectoryError) else error.strerror
+        raise StoreError(
+            f"the cache folder {folder} cannot be used: {what}; point --cache (cache_dir in mkdocs.yml) at a folder"
+        ) from error
+    return AnalysisStore(folder)

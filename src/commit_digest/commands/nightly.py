@@ -7,9 +7,11 @@ narrate the completed weeks that have no narrative (LLM only) → save the durab
 only: a failed channel marks the night partial and leaves the site as built).
 
 A step that fails (rate limit, LLM outage, GitHub down) is reported and the night goes on:
-what is stored is still published. Exit status 0: complete; 1: partial (published, but
-something is pending and the next night retries it); 2: nothing could be published — the build
-failed, or the site passes its ``site_size_limit`` (then the published site stays the previous one).
+what is stored is still published. Not the restore: a durable form it could not restore whole
+ends the night there (exit 2), before anything is paid for or saved over it. Exit status 0:
+complete; 1: partial (published, but something is pending and the next night retries it); 2:
+nothing could be published — the restore did not complete, the build failed, or the site passes
+its ``site_size_limit`` (then the published site stays the previous one).
 """
 
 from __future__ import annotations
@@ -41,12 +43,13 @@ from commit_digest.commands.common import (
     site_settings_from_args,
 )
 from commit_digest.commands.restore import release_patterns
-from commit_digest.errors import CommitDigestError, InputError
+from commit_digest.errors import CommitDigestError, InputError, StoreError
 from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
 from commit_digest.settings import DigestSettings
 from commit_digest.site.build.size_guard import SiteTooLargeError
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import restore_durable, save_durable
+from commit_digest.store.durable_files import DurableFormDamaged, check_folder
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.nightly")
 
@@ -90,6 +93,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--offline", action="store_true", help="no LLM: offline analyses only, on purpose")
     parser.add_argument("--no-fetch", action="store_true", help="skip fetching (rebuild what is stored)")
     parser.add_argument("--full", action="store_true", help="render every page instead of reusing unchanged ones")
+    parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="let the durable form lose what the store lacks (damaged or unknown files included): its intact "
+        "files are restored, then it is saved as the store is",
+    )
     add_build_guard_options(parser)
     parser.set_defaults(handler=run_locked_night)
 
@@ -114,7 +123,9 @@ def run_nightly(args: argparse.Namespace) -> int:
         raise InputError("--git-dir is a clone of one repository: say which with --repo")
     with open_store(settings) as store:
         patterns = release_patterns(settings)
-        _step(night, console, "restore", lambda report: _restore(store, durable_dir, patterns, report))
+        _step(night, console, "restore", lambda report: _restore(store, durable_dir, patterns, args, report))
+        if night.steps[-1].error is not None:
+            return EXIT_FAILED  # its one line says what to repair: going on would pay again and save over it
         # Each repository fetched and analysed with its own settings (branch, taxonomy); one build.
         for one in runs:
             own = settings_from_args(one)
@@ -144,9 +155,10 @@ def run_nightly(args: argparse.Namespace) -> int:
         # Once for the whole site: a week's narrative on a platform spans every repository.
         site = site_settings_from_args(args)
         _step(night, console, "narrate", lambda report: _narrate(store, site, args.offline, report))
-        _step(night, console, "save", lambda report: _save(store, durable_dir, report))
+        saved = _step(night, console, "save", lambda report: _save(store, durable_dir, patterns, args.prune, report))
     built = _step(night, console, "build", lambda report: _build(args, settings, report))
-    if built and settings.notify:
+    # What is sent is recorded in the durable form: not where it cannot be saved.
+    if built and saved and settings.notify:
         _step(night, console, "notify", lambda report: _notify(args, durable_dir, report))
     verdict = "complete" if night.complete else "partial"
     if not built:
@@ -173,11 +185,31 @@ def _step(night: NightReport, console: Console, name: str, body: Callable[[StepR
     return report.ok
 
 
-def _restore(store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], report: StepReport) -> None:
+def _restore(
+    store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], args: argparse.Namespace, report: StepReport
+) -> None:
+    try:
+        _restore_or_raise(store, durable_dir, patterns, args.prune, report)
+    except CommitDigestError as error:
+        stop = "the night stops here: nothing is fetched, analysed, saved, built or notified"
+        if isinstance(error, DurableFormDamaged):
+            stop += " (nightly --prune goes on from the intact files and drops the rest)"
+        raise type(error)(f"{error}; {stop}") from error
+
+
+def _restore_or_raise(
+    store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], prune: bool, report: StepReport
+) -> None:
+    check_folder(durable_dir)
     if not durable_dir.exists():
         report.lines.append(f"no durable form at {durable_dir} yet: starting from the store as it is")
         return
-    result = restore_durable(store, durable_dir, release_tags=patterns)
+    if not os.access(durable_dir, os.W_OK):
+        # Found before anything is paid for: the night could not save it.
+        raise StoreError(f"the durable folder {durable_dir} is read-only: make it writable and run again")
+    result = restore_durable(store, durable_dir, release_tags=patterns, partial=prune)
+    report.lines.extend(f"left out (--prune drops what only it held): {problem}" for problem in result.left_out)
+    report.ok = not result.left_out  # published, but the loss is said: partial
     if result.skipped:
         report.lines.append(f"store already matches {durable_dir} ({len(store)} records)")
     else:
@@ -309,8 +341,8 @@ def _releases_count(count: int) -> str:
     return f"{count} release" + ("" if count == 1 else "s")
 
 
-def _save(store: AnalysisStore, durable_dir: Path, report: StepReport) -> None:
-    result = save_durable(store, durable_dir)
+def _save(store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], prune: bool, report: StepReport) -> None:
+    result = save_durable(store, durable_dir, prune=prune, release_tags=patterns)
     narratives = f", {_narratives(result.narratives)}" if result.narratives else ""
     releases = f", {_releases_count(result.releases)}" if result.releases else ""
     report.lines.append(

@@ -12,7 +12,8 @@ from typing import Any
 from commit_digest.commands.common import add_common_options, add_durable_dir_option, open_store, settings_from_args
 from commit_digest.errors import InputError
 from commit_digest.settings import DigestSettings
-from commit_digest.store.durable import MANIFEST, restore_durable
+from commit_digest.store.durable import restore_durable
+from commit_digest.store.durable_files import MANIFEST, check_folder, data_files
 
 
 def register(subparsers: Any) -> None:
@@ -24,19 +25,26 @@ def register(subparsers: Any) -> None:
     )
     add_common_options(parser)
     add_durable_dir_option(parser)
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="restore the files that match the manifest and the valid lines of a damaged one, and name what "
+        "was left out (exit 1); without it a missing or damaged file restores nothing (exit 2)",
+    )
     parser.set_defaults(handler=run_restore)
 
 
 def run_restore(args: argparse.Namespace) -> int:
     durable_dir = args.durable_dir.resolve()
-    if not (durable_dir / MANIFEST).is_file():
+    check_folder(durable_dir)
+    if not (durable_dir / MANIFEST).is_file() and not (durable_dir.is_dir() and data_files(durable_dir)):
         raise InputError(
             f"no durable form at {durable_dir} (it has no {MANIFEST}); check out the data branch there first: "
             "bash scripts/data-branch.sh checkout data"
         )
     settings = settings_from_args(args)
     with open_store(settings) as store:
-        result = restore_durable(store, durable_dir, release_tags=release_patterns(settings))
+        result = restore_durable(store, durable_dir, release_tags=release_patterns(settings), partial=args.partial)
         total = len(store)
     if result.skipped:
         print(f"the store at {settings.cache_dir} already holds {durable_dir} ({total} records)")
@@ -52,6 +60,9 @@ def run_restore(args: argparse.Namespace) -> int:
         )
     if result.releases_skipped:
         print(f"skipped {result.releases_skipped} releases whose tags are not release tags (release_tags)")
+    if result.left_out:
+        print(f"left out (not restored): {'; '.join(result.left_out)}")
+        return 1
     return 0
 
 

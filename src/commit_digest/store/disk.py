@@ -18,6 +18,8 @@ from pathlib import Path
 import diskcache
 from diskcache.core import MODE_BINARY, MODE_PICKLE, MODE_RAW, MODE_TEXT
 
+from commit_digest.errors import StoreError
+
 _NEVER_LOADED = "a pickle (which the store never loads)"
 _REFUSED = {MODE_PICKLE: _NEVER_LOADED, MODE_BINARY: "bytes"}
 
@@ -55,7 +57,13 @@ class TextDisk(diskcache.Disk):
         # What this Disk writes it can read back: a value diskcache would pickle is a bug here.
         if read or not isinstance(value, str | int):
             raise TypeError(f"the store keeps only JSON text and counters, not {type(value).__name__}")
-        return super().store(value, read, key)
+        try:
+            return super().store(value, read, key)
+        except OSError as error:  # a value past 32 KB is a file of its own: a full disk fails here, not in SQLite
+            raise StoreError(
+                f"cannot write a value file in the store at {self._root}: {error.strerror or error}; "
+                "free space on its disk (or point --cache at a folder with room) and run again: nothing stored is lost"
+            ) from error
 
     def remove(self, file_path: object) -> None:
         # The file of a row being replaced or deleted: never one outside the store. (A link in

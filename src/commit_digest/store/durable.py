@@ -16,26 +16,49 @@ day was sent to which notification channel, by year of the day: ``notification_l
 Releases are saved so that a lost store does not spend the API requests that found them again.
 A release file is the whole truth of its repository's releases: a file no release is saved to any
 more (its tags no longer match ``release_tags``) is removed.
+
+The durable form never shrinks by accident (``durable_files`` checks the files, this module
+decides what they hold): a save refuses to drop a record the store lacks, a restore refuses a
+folder whose files are not as the manifest lists them, and ``prune``/``partial`` say otherwise
+on purpose.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
+import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from commit_digest.errors import InputError, StoreError
+from commit_digest.legacy.importer import is_placeholder
 from commit_digest.meaning.releases import Release, is_release_tag, release_order
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DEFAULT_RELEASE_TAGS
 from commit_digest.store.analysis_store import AnalysisStore
-from commit_digest.store.exchange import InputProblems, input_lines, read_all_records, record_line, record_order
+from commit_digest.store.durable_files import (
+    MANIFEST,
+    DurableFormDamaged,
+    Key,
+    check_against_manifest,
+    check_folder,
+    check_shrink,
+    data_files,
+    file_state,
+    folder_digest,
+    read_manifest,
+    remove_durably,
+    text_digest,
+    text_keys,
+    write_durably,
+    write_error,
+    write_manifest,
+)
+from commit_digest.store.durable_read import ParsedFiles
+from commit_digest.store.exchange import record_line, record_order
 from commit_digest.store.narratives import WeekNarrative
 from commit_digest.store.notification_ledger import (
     NOTIFICATIONS_DIR,
@@ -43,10 +66,10 @@ from commit_digest.store.notification_ledger import (
     NotificationLedger,
     delivery_line,
     delivery_order,
-    read_all_deliveries,
 )
 
-MANIFEST = "manifest.json"
+logger = logging.getLogger("mkdocs.plugins.commit_digest.store.durable")
+
 NARRATIVES_DIR = "narratives"
 RELEASES_DIR = "releases"
 _RESTORED_META = "durable-restored-digest"
@@ -75,6 +98,7 @@ class RestoreResult:
     releases_skipped: int = 0  # not release tags (``release_tags``, or no name git makes)
     notifications: int = 0
     notifications_added: int = 0
+    left_out: tuple[str, ...] = ()  # with ``partial``: each file not restored, and why
 
 
 def month_file(directory: Path, record: CommitRecord) -> Path:
@@ -114,23 +138,8 @@ def release_line(release: Release) -> str:
     return json.dumps(release.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def _is_narrative_file(directory: Path, path: Path) -> bool:
-    parts = path.relative_to(directory).parts
-    return len(parts) == 2 and parts[0] == NARRATIVES_DIR
-
-
-def _is_release_file(directory: Path, path: Path) -> bool:
-    parts = path.relative_to(directory).parts
-    return len(parts) == 2 and parts[0] == RELEASES_DIR
-
-
 def notification_file(directory: Path, delivery: Delivery) -> Path:
     return _inside(directory, directory / NOTIFICATIONS_DIR / f"{delivery.day.year:04d}.jsonl")
-
-
-def _is_notification_file(directory: Path, path: Path) -> bool:
-    parts = path.relative_to(directory).parts
-    return len(parts) == 2 and parts[0] == NOTIFICATIONS_DIR
 
 
 def _notification_texts(store: AnalysisStore, directory: Path) -> tuple[dict[Path, str], int]:
@@ -145,13 +154,29 @@ def _notification_texts(store: AnalysisStore, directory: Path) -> tuple[dict[Pat
     return texts, sum(len(items) for items in by_year.values())
 
 
-def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
+def save_durable(
+    store: AnalysisStore,
+    directory: Path,
+    *,
+    prune: bool = False,
+    release_tags: Mapping[str, str] | None = None,
+) -> SaveResult:
     """Writes every record of the store into month files, every narrative into year files and every
-    release into its repository's file; unchanged files are not touched."""
+    release into its repository's file; unchanged files are not touched.
+
+    The durable form never shrinks by accident: a file the save would overwrite or remove whose
+    records the store does not all hold (a lost store not restored yet), or which cannot be read
+    as a save wrote it, stops the save with one line and leaves every file as it was. Only two
+    removals happen on purpose: a legacy placeholder moved onto its real commit, and a release
+    whose tag is no longer a release tag (``release_tags``). ``prune`` makes the durable form the
+    store's, whatever it drops."""
+    check_folder(directory)
     texts: dict[Path, str] = {}
+    kept: dict[str, set[Key]] = defaultdict(set)
     by_file: dict[Path, list[CommitRecord]] = defaultdict(list)
     for record in store.records():
         by_file[month_file(directory, record)].append(record)
+        kept["records"].add(record.key)
     total = 0
     for path, records in by_file.items():
         total += len(records)
@@ -159,6 +184,7 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     by_year: dict[Path, list[WeekNarrative]] = defaultdict(list)
     for narrative in store.narratives():
         by_year[narrative_file(directory, narrative)].append(narrative)
+        kept["narratives"].add(narrative.key)
     narratives = 0
     for path, items in by_year.items():
         narratives += len(items)
@@ -166,6 +192,7 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     by_repository: dict[Path, list[Release]] = defaultdict(list)
     for release in store.releases():
         by_repository[release_file(directory, release)].append(release)
+        kept["releases"].add(release.key)
     releases = 0
     for path, items in by_repository.items():
         releases += len(items)
@@ -173,41 +200,49 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
         texts[path] = "".join(release_line(item) + "\n" for item in ordered_items)
     notification_texts, notifications = _notification_texts(store, directory)
     texts.update(notification_texts)
-    stale = [
-        _inside(directory, path, follow_links=True)
-        for path in (directory / RELEASES_DIR).glob("*.jsonl")
-        if path not in texts and _is_release_file(directory, path)
-    ]
-    for path in stale:
-        path.unlink()
-    written = unchanged = 0
-    digests = {}
-    for path in sorted(texts):
-        _inside(directory, path, follow_links=True)
-        text = texts[path]
-        digests[str(path.relative_to(directory))] = hashlib.sha256(text.encode()).hexdigest()
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            unchanged += 1
-            continue
-        _write_atomically(path, text)
-        written += 1
-    digest = _digest_of(digests)
-    manifest: dict[str, object] = {"format": 1, "records": total, "files": digests, "digest": digest}
+    for text in notification_texts.values():
+        kept["notifications"] |= text_keys(text, "notifications")
+    if not prune:
+        read_manifest(directory)  # one that cannot be read is damage to report, not to overwrite
+    new = {_name(directory, path): text for path, text in texts.items()}
+    changes, before = _changes(directory, new)
+    removed = [name for name in _present(directory) if name not in new]
+    if not prune:
+        patterns = release_tags or {}
+
+        def exempt(kind: str, key: Key) -> bool:
+            if kind == "records":
+                return is_placeholder(key[1])
+            return kind == "releases" and not is_release_tag(key[1], patterns.get(key[0], DEFAULT_RELEASE_TAGS))
+
+        overwritten = [(name, _kind(name)) for name in sorted(changes) + removed]
+        refusal = check_shrink(directory, overwritten, kept, exempt).refusal(directory)
+        if refusal is not None:
+            raise refusal
+    files = {name: text_digest(text) for name, text in sorted(new.items())}
+    digest = folder_digest(files)
+    values: dict[str, object] = {
+        "format": 1,
+        "records": total,
+        "files": files,
+        "counts": {name: text.count("\n") for name, text in new.items()},
+        "digest": digest,
+    }
     if narratives:
-        manifest["narratives"] = narratives
+        values["narratives"] = narratives
     if releases:
-        manifest["releases"] = releases
+        values["releases"] = releases
     if notifications:
-        manifest["notifications"] = notifications
-    manifest_text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-    manifest_path = directory / MANIFEST
-    if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != manifest_text:
-        _write_atomically(manifest_path, manifest_text)
+        values["notifications"] = notifications
+    try:
+        _commit(directory, changes, removed, before, values)
+    except OSError as error:
+        raise write_error(directory, error) from error
     # The store now matches this durable form: the next restore can skip the work.
-    store.set_meta(_RESTORED_META, digest)
+    _remember(store, digest)
     return SaveResult(
-        files_written=written,
-        files_unchanged=unchanged,
+        files_written=len(changes),
+        files_unchanged=len(new) - len(changes),
         records=total,
         digest=digest,
         narratives=narratives,
@@ -216,43 +251,126 @@ def save_durable(store: AnalysisStore, directory: Path) -> SaveResult:
     )
 
 
+def _name(directory: Path, path: Path) -> str:
+    return _inside(directory, path, follow_links=True).relative_to(directory).as_posix()
+
+
+def _kind(name: str) -> str:
+    parts = name.split("/")
+    if len(parts) == 2 and parts[0] in (NARRATIVES_DIR, RELEASES_DIR, NOTIFICATIONS_DIR):
+        return parts[0]
+    return "records"
+
+
+def _present(directory: Path) -> list[str]:
+    return data_files(directory) if directory.is_dir() else []
+
+
+def _changes(directory: Path, new: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str | None]]:
+    """The files whose bytes differ from ``new``'s, and the digest of each as it is now (None: absent)."""
+    changes: dict[str, str] = {}
+    before: dict[str, str | None] = {}
+    for name, text in sorted(new.items()):
+        path = directory / name
+        try:
+            current = path.read_bytes() if path.is_file() else None
+        except OSError:
+            current = None
+        if current == text.encode():
+            continue
+        changes[name] = text
+        before[name] = None if current is None else file_state(path).digest
+    return changes, before
+
+
+def _commit(
+    directory: Path,
+    changes: Mapping[str, str],
+    removed: Iterable[str],
+    before: Mapping[str, str | None],
+    values: Mapping[str, object],
+) -> None:
+    """Writes ``changes``, removes ``removed`` and leaves the manifest ``values``. The manifest that
+    also accepts each file as it was comes first: a save stopped anywhere leaves files it matches."""
+    removed = list(removed)
+    if changes or removed:
+        pending = dict(before)
+        pending.update({name: file_state(directory / name).digest for name in removed})
+        write_manifest(directory, {**values, "pending": pending})
+        for name in sorted(changes):
+            write_durably(directory / name, changes[name].encode())
+            logger.debug("durable form: wrote %s", name)
+        for name in removed:
+            remove_durably(_inside(directory, directory / name, follow_links=True))
+    write_manifest(directory, values)
+
+
+def _salvaged(parsed: ParsedFiles, directory: Path, problem: str, damaged: Mapping[str, str]) -> str:
+    """``problem`` as a partial restore reports it: a damaged file's valid lines are restored (a file
+    cut mid-line loses only its last line), a missing or unknown file is left out."""
+    name = next((name for name, said in damaged.items() if said == problem), None)
+    if name is None:
+        return problem
+    try:
+        added, skipped = parsed.salvage(directory / name, _kind(name))
+    except InputError:
+        return problem
+    return f"{problem}: its {added} valid lines restored, {skipped} left out"
+
+
+def _remember(store: AnalysisStore, digest: str) -> None:
+    try:
+        store.set_meta(_RESTORED_META, digest)
+    except StoreError as error:
+        # Only a shortcut is lost (the next restore reads the files again); the files are saved.
+        logger.warning("the store cannot note that it matches the durable form: %s", error)
+
+
 def save_notifications(store: AnalysisStore, directory: Path) -> int:
     """Writes the notification ledger's year files and the manifest's entries for them, leaving the
     rest of the durable form as it is: what a notify run calls after each delivery, so the data
     branch knows it even when the store is lost before the next full save. Without a durable form
-    yet (no manifest), writes the whole of it. Returns the files written."""
-    manifest_path = directory / MANIFEST
-    if not manifest_path.exists():
+    yet (no manifest), writes the whole of it. Returns the files written; a file that cannot be
+    written is the OSError itself (``notify`` names the remedy by its errno)."""
+    check_folder(directory)
+    manifest = read_manifest(directory)
+    if manifest is None:
         return save_durable(store, directory).files_written
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        files, old_digest = dict(manifest["files"]), manifest["digest"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise InputError(f"{manifest_path} is not a commit-digest manifest: {error}") from error
     texts, notifications = _notification_texts(store, directory)
-    written = 0
-    for path in sorted(texts):
-        _inside(directory, path, follow_links=True)
-        text = texts[path]
-        files[str(path.relative_to(directory))] = hashlib.sha256(text.encode()).hexdigest()
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            _write_atomically(path, text)
-            written += 1
-    digest = _digest_of(files)
-    manifest.update(files=files, digest=digest, notifications=notifications)
-    manifest_text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-    if manifest_path.read_text(encoding="utf-8") != manifest_text:
-        _write_atomically(manifest_path, manifest_text)
+    new = {_name(directory, path): text for path, text in texts.items()}
+    changes, before = _changes(directory, new)
+    kept = {"notifications": {key for text in new.values() for key in text_keys(text, "notifications")}}
+    refusal = check_shrink(
+        directory, [(name, "notifications") for name in changes], kept, lambda kind, key: False
+    ).refusal(directory)
+    if refusal is not None:
+        raise refusal
+    files = {**manifest.files, **{name: text_digest(text) for name, text in new.items()}}
+    counts = {**manifest.counts, **{name: text.count("\n") for name, text in new.items()}}
+    digest = folder_digest(files)
+    values = {key: value for key, value in manifest.values.items() if key != "pending"}
+    values.update(files=files, counts=counts, digest=digest, notifications=notifications)
+    _commit(directory, changes, [], before, values)
     # The store matched the durable form before (a save or a restore said so): it still does.
-    if store.get_meta(_RESTORED_META) == old_digest:
-        store.set_meta(_RESTORED_META, digest)
-    return written
+    if store.get_meta(_RESTORED_META) == manifest.digest:
+        _remember(store, digest)
+    return len(changes)
 
 
 def restore_durable(
-    store: AnalysisStore, directory: Path, *, release_tags: Mapping[str, str] | None = None
+    store: AnalysisStore,
+    directory: Path,
+    *,
+    release_tags: Mapping[str, str] | None = None,
+    partial: bool = False,
 ) -> RestoreResult:
     """Merges the durable form into the store (missing or older store: nothing paid is lost).
+
+    Every file is checked against the manifest first (names, sha256 digests, record counts): a
+    file missing, damaged or unknown to it, or no manifest beside the files, raises
+    ``DurableFormDamaged`` naming each, and the store is left as it was. With ``partial`` the
+    intact files are merged and the others listed in ``left_out`` (without a manifest, every file
+    that reads is merged).
 
     Merging keeps the more valuable analysis of each commit, the newer narrative of each week
     and platform, and the stored release of each tag (a release the store lacks is added), so
@@ -261,24 +379,31 @@ def restore_durable(
     is the fetch's filter: a release whose tag it refuses is skipped and counted, never stored.
     """
     patterns = release_tags or {}
-    manifest_path = directory / MANIFEST
-    if not manifest_path.exists():
+    check_folder(directory)
+    manifest = read_manifest(directory)
+    check = check_against_manifest(directory, manifest)
+    if check.problems and not partial:
+        raise DurableFormDamaged(
+            f"{check.summary(directory)}. Check them out again from the data branch's history "
+            f"(git -C {directory} checkout -- .), or restore the intact files with "
+            f"`commit-digest restore --partial --durable-dir {directory}`"
+        )
+    if manifest is None and not check.problems:
         return RestoreResult(records=0, changed=0, skipped=True)
+    values = manifest.values if manifest is not None else {}
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        digest = manifest["digest"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise InputError(f"{manifest_path} is not a commit-digest manifest: {error}") from error
-    try:
-        listed_records, listed_narratives = int(manifest.get("records", 0)), int(manifest.get("narratives", 0))
-        listed_releases = int(manifest.get("releases", 0))
-        listed_notifications = int(manifest.get("notifications", 0))
+        listed_records, listed_narratives = int(values.get("records", 0)), int(values.get("narratives", 0))
+        listed_releases = int(values.get("releases", 0))
+        listed_notifications = int(values.get("notifications", 0))
     except (ValueError, TypeError) as error:
         raise InputError(
-            f"{manifest_path}: the records, narratives or releases count is not a number: {error}"
+            f"{directory / MANIFEST}: the records, narratives or releases count is not a number: {error}"
         ) from error
     if (
-        store.get_meta(_RESTORED_META) == digest
+        manifest is not None
+        and not check.problems
+        and not manifest.pending
+        and store.get_meta(_RESTORED_META) == manifest.digest
         and len(store) >= listed_records
         and sum(1 for _ in store.narratives()) >= listed_narratives
         and sum(1 for _ in store.releases()) >= listed_releases
@@ -291,26 +416,18 @@ def restore_durable(
             narratives=listed_narratives,
             releases=listed_releases,
         )
-    files = sorted(path for path in directory.rglob("*.jsonl"))
+    names = check.intact if manifest is not None else data_files(directory)
     # Parse everything before writing anything: a bad file leaves the store as it was.
-    batches = []
-    narratives = []
-    releases = []
-    deliveries = []
-    for path in files:
-        # The folder is a checkout anyone with push access to the data branch writes: a line with no
-        # end (a file linked to /dev/zero) or bytes that are not text are errors naming the file.
-        problems = InputProblems()
-        with input_lines(path, source=str(path), problems=problems) as lines:
-            if _is_narrative_file(directory, path):
-                narratives.extend(read_all_narratives(lines, source=str(path)))
-            elif _is_release_file(directory, path):
-                releases.extend(read_all_releases(lines, source=str(path)))
-            elif _is_notification_file(directory, path):
-                deliveries.extend(read_all_deliveries(lines, source=str(path)))
-            else:
-                batches.append(read_all_records(lines, source=str(path)))
-        problems.raise_if_any()
+    parsed = ParsedFiles()
+    left_out = [_salvaged(parsed, directory, problem, check.damaged) for problem in check.problems]
+    for name in names:
+        try:
+            parsed.read(directory / name, _kind(name))
+        except InputError as error:
+            if not partial:
+                raise
+            left_out.append(f"{name}: {str(error).splitlines()[0]}")
+    batches, narratives, releases, deliveries = parsed.batches, parsed.narratives, parsed.releases, parsed.deliveries
     changed = sum(store.merge_all(batch) for batch in batches)
     narratives_changed = sum(store.merge_narrative(narrative) for narrative in narratives)
     restorable = [
@@ -320,7 +437,8 @@ def restore_durable(
     ]
     releases_added = sum(store.merge_release(release) for release in restorable)
     notifications_added = NotificationLedger(store).merge(deliveries)
-    store.set_meta(_RESTORED_META, digest)
+    if manifest is not None and not left_out:
+        store.set_meta(_RESTORED_META, manifest.digest)
     return RestoreResult(
         records=sum(len(batch) for batch in batches),
         changed=changed,
@@ -332,45 +450,5 @@ def restore_durable(
         releases_skipped=len(releases) - len(restorable),
         notifications=len(deliveries),
         notifications_added=notifications_added,
+        left_out=tuple(left_out),
     )
-
-
-def read_all_narratives(lines: Iterable[str], *, source: str) -> list[WeekNarrative]:
-    """Every narrative of a year file, or an InputError listing every bad line (``file:line: field``)."""
-    problems = InputProblems()
-    narratives = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            narratives.append(WeekNarrative.model_validate_json(line))
-        except ValidationError as error:
-            problems.add_invalid(source, number, error)
-    problems.raise_if_any()
-    return narratives
-
-
-def read_all_releases(lines: Iterable[str], *, source: str) -> list[Release]:
-    """Every release of a repository's file, or an InputError listing every bad line."""
-    problems = InputProblems()
-    releases = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            releases.append(Release.model_validate_json(line))
-        except ValidationError as error:
-            problems.add_invalid(source, number, error)
-    problems.raise_if_any()
-    return releases
-
-
-def _digest_of(file_digests: dict[str, str]) -> str:
-    return hashlib.sha256(json.dumps(file_digests, sort_keys=True).encode()).hexdigest()
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".partial")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)

@@ -1,0 +1,464 @@
+"""Long commands stopped by signals at markers, as CI cancels, timeouts, systemd and Docker do.
+
+Each command runs as a real process in a session of its own, against the scripted servers, and
+is stopped where a marker says it is: the scripted OpenAI server holds the replies after the n-th
+(so n answers are stored and the next requests are in flight), the fake GitHub server holds the
+n-th commit's detail request, and the process's "received" line says it took the first signal.
+Nothing sleeps. After SIGTERM or SIGINT (to the process or to its group): exit 143 or 130, exactly
+one stop line, no traceback, no new request after the signal, the answers in flight stored, and
+the next run pays for none of them again; after SIGKILL the next run pays again at most what was
+in flight. Either way the export after the next run equals a clean run's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from commit_digest.cli import main
+from commit_digest.models import CommitRecord
+from commit_digest.settings import read_mkdocs_yml
+from commit_digest.store.analysis_store import AnalysisStore
+from tests.analysis.conftest import make_commit
+from tests.analysis.narrative_replies import is_narrative, narratives_or
+from tests.collect.conftest import add_day
+from tests.fakes.github_server import FakeGithubServer, Reply
+from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
+
+PROJECT = Path(__file__).resolve().parents[2]
+API_KEY = "sk-stops-test-SECRET-0123456789"
+GITHUB_TOKEN = "ghp_stops_test_token"
+TERM, INT, KILL = signal.SIGTERM, signal.SIGINT, signal.SIGKILL
+STOPS = [
+    pytest.param(TERM, False, id="SIGTERM"),
+    pytest.param(TERM, True, id="SIGTERM-group"),
+    pytest.param(INT, False, id="SIGINT"),
+    pytest.param(INT, True, id="SIGINT-group"),
+    pytest.param(KILL, False, id="SIGKILL"),
+    pytest.param(KILL, True, id="SIGKILL-group"),
+]
+CONFIG = """site_name: stops
+plugins:
+  - commit-digest:
+      stop_grace_seconds: {grace}
+      llm:
+        retry_backoff_seconds: 0
+        timeout_seconds: 60
+"""
+
+
+class Running:
+    """A command in a session of its own (its own process group); stderr read line by line."""
+
+    started: list[Running] = []  # noqa: RUF012 - every run of the test, killed at its end if still running
+
+    def __init__(self, arguments: list[str], *, env: dict[str, str], cwd: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "commit_digest.cli", *arguments],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self.stdout = ""
+        self._seen = threading.Condition()
+        self._readers = [
+            threading.Thread(target=self._read_errors, daemon=True),
+            threading.Thread(target=self._read_output, daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+        Running.started.append(self)
+
+    def _read_errors(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            with self._seen:
+                self.lines.append(line)
+                self._seen.notify_all()
+
+    def _read_output(self) -> None:
+        assert self.process.stdout is not None
+        self.stdout = self.process.stdout.read()
+
+    def wait_for_line(self, text: str, timeout: float = 60) -> bool:
+        with self._seen:
+            return self._seen.wait_for(lambda: any(text in line for line in self.lines), timeout=timeout)
+
+    def send(self, signum: signal.Signals, *, group: bool) -> None:
+        if group:
+            os.killpg(self.process.pid, signum)
+        else:
+            os.kill(self.process.pid, signum)
+
+    def finish(self, timeout: float = 60) -> int:
+        status = self.process.wait(timeout=timeout)
+        for reader in self._readers:
+            reader.join(timeout=10)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        return status
+
+    @property
+    def stderr(self) -> str:
+        with self._seen:
+            return "".join(self.lines)
+
+    def stop_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if ": stopped " in line]
+
+
+@pytest.fixture(autouse=True)
+def _no_run_outlives_its_test() -> Iterator[None]:
+    yield
+    while Running.started:
+        run = Running.started.pop()
+        if run.process.poll() is None:
+            os.killpg(run.process.pid, signal.SIGKILL)
+        run.finish()
+
+
+def environment(**extra: str) -> dict[str, str]:
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("OPENAI_", "GITHUB_"))}
+    return {**env, **extra}
+
+
+def assert_stopped(run: Running, status: int, signum: signal.Signals) -> None:
+    """One stop line naming the signal, its exit status, no traceback."""
+    assert status == 128 + signum, run.stderr
+    assert "Traceback" not in run.stderr
+    stops = run.stop_lines()
+    assert len(stops) == 1 and f"stopped by {signum.name}" in stops[0], run.stderr
+
+
+def comparable_export(cache: Path, tmp_path: Path) -> list[dict[str, Any]]:
+    """``commit-digest export`` of ``cache``, each record without the time its analysis was made."""
+    out = tmp_path / f"export-{cache.name}.jsonl"
+    assert main(["export", "--cache", str(cache), "-o", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line]
+    for record in records:
+        if record.get("analysis"):
+            record["analysis"]["provenance"].pop("created_at", None)
+    return records
+
+
+# -- analyze ------------------------------------------------------------------------------------
+
+COMMITS = 8
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(analysis_responder()) as server:
+        yield server
+
+
+@pytest.fixture
+def server(llm: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAIServer:
+    llm.reset()
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", llm.base_url)
+    return llm
+
+
+def config_file(folder: Path, grace: float = 10) -> Path:
+    path = folder / "mkdocs.yml"
+    path.write_text(CONFIG.format(grace=grace), encoding="utf-8")
+    return path
+
+
+def stored_commits(cache: Path) -> list[str]:
+    """Commits without analyses, their shas newest first (the order a run takes them)."""
+    commits = [make_commit(number) for number in range(1, COMMITS + 1)]
+    with AnalysisStore(cache) as store:
+        for commit in commits:
+            store.merge(CommitRecord(commit=commit))
+    return [commit.sha for commit in reversed(commits)]
+
+
+def analyze(cache: Path, config: Path) -> int:
+    return main(["analyze", "-f", str(config), "--cache", str(cache), "--concurrency", "2"])
+
+
+def start_analyze(cache: Path, config: Path, server: FakeOpenAIServer) -> Running:
+    arguments = ["analyze", "-f", str(config), "--cache", str(cache), "--concurrency", "2"]
+    env = environment(OPENAI_API_KEY=API_KEY, OPENAI_BASE_URL=server.base_url)
+    return Running(arguments, env=env, cwd=cache.parent)
+
+
+@pytest.fixture
+def clean_export(server: FakeOpenAIServer, tmp_path: Path) -> list[dict[str, Any]]:
+    cache = tmp_path / "clean"
+    stored_commits(cache)
+    assert analyze(cache, config_file(tmp_path)) == 0
+    server.reset()
+    return comparable_export(cache, tmp_path)
+
+
+def paid_for(server: FakeOpenAIServer, shas: list[str]) -> list[str]:
+    return [sha for sha in shas if server.chat_requests_for(sha)]
+
+
+@pytest.mark.parametrize(("signum", "group"), STOPS)
+def test_analyze_stopped_after_the_third_stored_answer(
+    signum: signal.Signals,
+    group: bool,
+    server: FakeOpenAIServer,
+    clean_export: list[dict[str, Any]],
+    tmp_path: Path,
+) -> None:
+    cache, config = tmp_path / "cache", config_file(tmp_path)
+    shas = stored_commits(cache)
+    server.hold_after(3)  # three answers stored, then two requests in flight, held
+    run = start_analyze(cache, config, server)
+    assert server.wait_for_held(2, timeout=60), run.stderr
+    in_flight = paid_for(server, shas)[3:]
+    run.send(signum, group=group)
+    if signum is not KILL:
+        assert run.wait_for_line(f"{signum.name} received"), run.stderr
+    server.release()
+    status = run.finish()
+    first_run = paid_for(server, shas)
+    if signum is KILL:
+        assert status == -KILL
+    else:
+        assert_stopped(run, status, signum)
+        assert "5 analyses stored, 0 requests in flight abandoned" in run.stop_lines()[0]
+        assert len(server.chat_requests) == 5  # nothing new was started after the signal
+
+    server.reset()
+    assert analyze(cache, config) == 0
+    paid_again = [sha for sha in paid_for(server, shas) if sha in first_run]
+    if signum is KILL:
+        assert len(paid_again) <= len(in_flight) == 2
+    else:
+        assert paid_again == []
+    assert comparable_export(cache, tmp_path) == clean_export
+
+
+@pytest.mark.parametrize(("first", "second"), [(TERM, TERM), (INT, TERM), (TERM, INT)])
+def test_a_second_signal_ends_the_run_at_once_without_a_traceback(
+    first: signal.Signals, second: signal.Signals, server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    cache, config = tmp_path / "cache", config_file(tmp_path)
+    shas = stored_commits(cache)
+    server.hold_after(3)
+    run = start_analyze(cache, config, server)
+    assert server.wait_for_held(2, timeout=60), run.stderr
+    run.send(first, group=True)
+    assert run.wait_for_line(f"{first.name} received"), run.stderr
+    run.send(second, group=True)
+    status = run.finish()  # the held replies are never released: only the second signal ends it
+    server.release()
+    assert status == 128 + second
+    assert "Traceback" not in run.stderr
+    assert [line for line in run.stop_lines()] == [
+        f"commit-digest analyze: stopped at once by a second signal ({second.name}); requests in flight are abandoned"
+    ]
+    first_run = paid_for(server, shas)
+    server.reset()
+    assert analyze(cache, config) == 0
+    assert len([sha for sha in paid_for(server, shas) if sha in first_run]) == 2  # those in flight
+
+
+def test_requests_still_in_flight_when_the_grace_is_over_are_abandoned_and_said(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    cache, config = tmp_path / "cache", config_file(tmp_path, grace=0.5)
+    shas = stored_commits(cache)
+    server.hold_after(3)
+    run = start_analyze(cache, config, server)
+    assert server.wait_for_held(2, timeout=60), run.stderr
+    run.send(TERM, group=False)
+    status = run.finish()  # never released: the grace ends the run
+    server.release()
+    assert_stopped(run, status, TERM)
+    assert "3 analyses stored, 2 requests in flight abandoned" in run.stop_lines()[0]
+    first_run = paid_for(server, shas)
+    server.reset()
+    assert analyze(cache, config) == 0
+    assert len([sha for sha in paid_for(server, shas) if sha in first_run]) == 2
+
+
+# -- fetch --------------------------------------------------------------------------------------
+
+REPOSITORY = "acme/widgets"
+DAY = datetime(2026, 1, 7, tzinfo=UTC)
+
+
+class HoldingGithub(FakeGithubServer):
+    """Holds the ``hold_at``-th commit detail request until ``release()``: a marker in the fetch."""
+
+    def __init__(self) -> None:
+        super().__init__(token=GITHUB_TOKEN)
+        self.hold_at: int | None = None
+        self.details = 0
+        self._gate = threading.Condition()
+        self._holding = False
+
+    def handle(self, method: str, raw_path: str, authorization: str | None) -> Reply:
+        path = raw_path.split("?")[0]
+        if f"/repos/{REPOSITORY}/commits/" in path:
+            with self._gate:
+                self.details += 1
+                if self.details == self.hold_at:
+                    self._holding = True
+                    self._gate.notify_all()
+                    self._gate.wait_for(lambda: not self._holding, timeout=60)
+        return super().handle(method, raw_path, authorization)
+
+    def hold_detail(self, number: int) -> None:
+        """Holds the ``number``-th commit detail request from now on."""
+        with self._gate:
+            self.hold_at, self.details = number, 0
+
+    def wait_for_hold(self, timeout: float = 60) -> bool:
+        with self._gate:
+            return self._gate.wait_for(lambda: self._holding, timeout=timeout)
+
+    def release(self) -> None:
+        with self._gate:
+            self.hold_at, self._holding = None, False
+            self._gate.notify_all()
+
+    def detail_requests(self) -> list[str]:
+        with self._lock:
+            return [request.path for request in self.requests if "/commits/" in request.path]
+
+
+@pytest.fixture
+def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[HoldingGithub]:
+    with HoldingGithub() as running:
+        add_day(running.add_repository(REPOSITORY), DAY, 10)
+        monkeypatch.setenv("GITHUB_API_URL", running.url)
+        monkeypatch.setenv("GITHUB_TOKEN", GITHUB_TOKEN)
+        yield running
+
+
+FETCH = ["fetch", "--repo", REPOSITORY, "--no-pr", "--since", "2026-01-07", "--until", "2026-01-07"]
+
+
+@pytest.mark.parametrize(("signum", "group"), [STOPS[0], STOPS[3], STOPS[5]])
+def test_fetch_stopped_while_a_commit_is_read(
+    signum: signal.Signals, group: bool, github: HoldingGithub, tmp_path: Path
+) -> None:
+    clean = tmp_path / "clean"
+    assert main([*FETCH, "--cache", str(clean)]) == 0
+    github.clear_requests()
+    cache = tmp_path / "cache"
+    github.hold_detail(4)  # three commits stored, the fourth being read
+    env = environment(GITHUB_API_URL=github.url, GITHUB_TOKEN=GITHUB_TOKEN)
+    run = Running([*FETCH, "--cache", str(cache)], env=env, cwd=tmp_path)
+    assert github.wait_for_hold(), run.stderr
+    run.send(signum, group=group)
+    if signum is not KILL:
+        assert run.wait_for_line(f"{signum.name} received"), run.stderr
+    github.release()
+    status = run.finish()
+    first_run = set(github.detail_requests())
+    if signum is KILL:
+        assert status == -KILL
+    else:
+        assert_stopped(run, status, signum)
+        assert "4 commits stored" in run.stop_lines()[0]
+        assert len(first_run) == 4  # the commit in flight was stored, no fifth was asked for
+
+    github.clear_requests()
+    assert main([*FETCH, "--cache", str(cache)]) == 0
+    read_again = first_run & set(github.detail_requests())
+    assert len(read_again) <= (1 if signum is KILL else 0)
+    assert comparable_export(cache, tmp_path) == comparable_export(clean, tmp_path)
+
+
+# -- nightly ------------------------------------------------------------------------------------
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+NIGHT_COMMITS = 10
+
+
+@pytest.fixture
+def night(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, HoldingGithub, FakeOpenAIServer]]:
+    """A site folder (the demo's docs and mkdocs.yml) pointed at a fake GitHub and OpenAI."""
+    root = tmp_path / "night"
+    shutil.copytree(PROJECT / "docs", root / "docs")
+    with HoldingGithub() as github, FakeOpenAIServer(narratives_or(analysis_responder())) as llm:
+        repository = github.add_repository(REPOSITORY)
+        add_day(repository, (NOW - timedelta(hours=20)).replace(minute=0, second=0), NIGHT_COMMITS)
+        config = read_mkdocs_yml(PROJECT / "mkdocs.yml")
+        config["site_url"] = "https://digest.example.org/"
+        for entry in config["plugins"]:
+            if isinstance(entry, dict) and "commit-digest" in entry:
+                entry["commit-digest"].update(
+                    cache_dir="cache",
+                    repository=REPOSITORY,
+                    llm={"base_url": llm.base_url, "max_retries": 0, "concurrency": 2, "timeout_seconds": 60},
+                    github={"api_url": github.url, "default_days": 2, "fetch_pull_requests": False},
+                )
+        (root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        monkeypatch.chdir(root)
+        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+        monkeypatch.setenv("GITHUB_TOKEN", GITHUB_TOKEN)
+        yield root, github, llm
+
+
+NIGHTLY = ["nightly", "-f", "mkdocs.yml", "--durable-dir", "data", "--site-dir", "site"]
+
+
+def analyses_paid(llm: FakeOpenAIServer) -> list[str]:
+    return [request.message("user") for request in llm.chat_requests if not is_narrative(request.json)]
+
+
+def durable_records(root: Path) -> int:
+    return sum(len(path.read_text(encoding="utf-8").splitlines()) for path in (root / "data").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize(("signum", "group"), [STOPS[1], STOPS[2]])
+def test_nightly_stopped_in_its_analyses_saves_them_and_ends_before_the_build(
+    signum: signal.Signals,
+    group: bool,
+    night: tuple[Path, HoldingGithub, FakeOpenAIServer],
+    tmp_path: Path,
+) -> None:
+    root, _, llm = night
+    llm.hold_after(3)
+    run = Running(NIGHTLY, env=environment(OPENAI_API_KEY=API_KEY, GITHUB_TOKEN=GITHUB_TOKEN), cwd=root)
+    assert llm.wait_for_held(2), run.stderr
+    run.send(signum, group=group)
+    assert run.wait_for_line(f"{signum.name} received"), run.stderr
+    llm.release()
+    status = run.finish(timeout=120)
+    assert_stopped(run, status, signum)
+    assert "5 analyses stored" in run.stop_lines()[0]
+    assert "save: " in run.stderr and not (root / "site").exists()  # saved, not built
+    assert durable_records(root) == NIGHT_COMMITS  # every fetched commit, five with their analysis
+    first_run = analyses_paid(llm)
+    assert len(first_run) == 5
+
+    llm.reset()
+    assert main(NIGHTLY) == 0
+    assert [prompt for prompt in analyses_paid(llm) if prompt in first_run] == []
+    assert len(analyses_paid(llm)) == NIGHT_COMMITS - 5
+    assert (root / "site" / "index.html").exists()
+    stopped_then_resumed = comparable_export(root / "cache", tmp_path)
+
+    # A clean night over the same commits, from nothing.
+    shutil.rmtree(root / "cache")
+    shutil.rmtree(root / "data")
+    assert main(NIGHTLY) == 0
+    assert comparable_export(root / "cache", tmp_path) == stopped_then_resumed

@@ -150,6 +150,9 @@ def handling(command: str) -> Iterator[None]:
     handlers as they were."""
     global _state
     _state = _State(command=command, pid=os.getpid())
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach only the main thread's handlers: a command run on another is not stopped
+        return
     previous = {signum: signal.signal(signum, _on_signal) for signum in STOP_SIGNALS}
     _state.wake = os.pipe()
     watchdog = threading.Thread(target=_watch, args=(_state,), name="stop-watchdog", daemon=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -31,11 +32,13 @@ from commit_digest.cli import main
 from commit_digest.models import CommitRecord
 from commit_digest.settings import read_mkdocs_yml
 from commit_digest.store.analysis_store import AnalysisStore
+from tests.analysis.bilingual_replies import language_responder, stored_analysis
 from tests.analysis.conftest import make_commit
 from tests.analysis.narrative_replies import is_narrative, narratives_or
 from tests.collect.conftest import add_day
 from tests.fakes.github_server import FakeGithubServer, Reply
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
+from tests.git import run_git
 
 PROJECT = Path(__file__).resolve().parents[2]
 API_KEY = "sk-stops-test-SECRET-0123456789"
@@ -148,13 +151,16 @@ def assert_stopped(run: Running, status: int, signum: signal.Signals) -> None:
 
 
 def comparable_export(cache: Path, tmp_path: Path) -> list[dict[str, Any]]:
-    """``commit-digest export`` of ``cache``, each record without the time its analysis was made."""
+    """``commit-digest export`` of ``cache``, each record without the times its analysis and its
+    translations were made."""
     out = tmp_path / f"export-{cache.name}.jsonl"
     assert main(["export", "--cache", str(cache), "-o", str(out)]) == 0
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line]
     for record in records:
-        if record.get("analysis"):
-            record["analysis"]["provenance"].pop("created_at", None)
+        analysis = record.get("analysis") or {}
+        for made in (analysis, *(analysis.get("translations") or {}).values()):
+            if made:
+                made["provenance"].pop("created_at", None)
     return records
 
 
@@ -252,7 +258,9 @@ def test_analyze_stopped_after_the_third_stored_answer(
     assert comparable_export(cache, tmp_path) == clean_export
 
 
-@pytest.mark.parametrize(("first", "second"), [(TERM, TERM), (INT, TERM), (TERM, INT)])
+@pytest.mark.parametrize(
+    ("first", "second"), [(TERM, TERM), (INT, TERM), (TERM, INT)], ids=["TERM-TERM", "INT-TERM", "TERM-INT"]
+)
 def test_a_second_signal_ends_the_run_at_once_without_a_traceback(
     first: signal.Signals, second: signal.Signals, server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -386,6 +394,84 @@ def test_fetch_stopped_while_a_commit_is_read(
     assert comparable_export(cache, tmp_path) == comparable_export(clean, tmp_path)
 
 
+# -- fetch from a clone: the signal to the group ends git too ----------------------------------------
+
+GIT_WRAPPER = """#!/bin/sh
+# git, except that the first `git show` of $STOPS_HOLD_SHA says so on the FIFO `arrived` and
+# waits for a line on the FIFO `release`: a marker inside the fetch, in a child of the process.
+for argument in "$@"; do
+  if [ "$argument" = "$STOPS_HOLD_SHA" ] && [ "$1" != cat-file ] && [ ! -e "$STOPS_DIR/passed" ]; then
+    : > "$STOPS_DIR/passed"
+    echo held > "$STOPS_DIR/arrived"
+    read line < "$STOPS_DIR/release"
+  fi
+done
+exec {git} "$@"
+"""
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A clone of acme/widgets (by its origin) with six commits on 2026-01-07; their shas, oldest first."""
+    path = tmp_path / "clone"
+    path.mkdir()
+    run_git(path, "init", "-q", "-b", "main")
+    run_git(path, "remote", "add", "origin", f"https://github.com/{REPOSITORY}.git")
+    shas = []
+    for number in range(6):
+        (path / f"file_{number}.py").write_text(f"value = {number}\n", encoding="utf-8")
+        run_git(path, "add", "-A")
+        when = f"2026-01-07T0{number}:00:00+00:00"
+        env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+        env |= {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com"}
+        env |= {"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+        run_git(path, "commit", "-q", "-m", f"[Core] Change {number}", env=env)
+        shas.append(run_git(path, "rev-parse", "HEAD"))
+    return path, shas
+
+
+def fetch_clone(path: Path, cache: Path) -> list[str]:
+    return ["fetch", "--source", "git", "--git-dir", str(path), "--cache", str(cache), *FETCH[1:]]
+
+
+@pytest.mark.parametrize(("signum", "group"), [STOPS[1], STOPS[2]])
+def test_fetch_from_a_clone_stopped_while_git_reads_a_commit(
+    signum: signal.Signals, group: bool, clone: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    path, shas = clone
+    clean = tmp_path / "clean"
+    assert main(fetch_clone(path, clean)) == 0
+    bin_dir, fifos = tmp_path / "bin", tmp_path / "fifos"
+    bin_dir.mkdir()
+    fifos.mkdir()
+    wrapper = bin_dir / "git"
+    wrapper.write_text(GIT_WRAPPER.format(git=shutil.which("git")), encoding="utf-8")
+    wrapper.chmod(0o755)
+    for name in ("arrived", "release"):
+        os.mkfifo(fifos / name)
+    # Read and write ends held open here, so neither side's open blocks and no end sees EOF.
+    arrived = os.open(fifos / "arrived", os.O_RDWR)
+    release = os.open(fifos / "release", os.O_RDWR)
+    try:
+        env = environment(PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", STOPS_HOLD_SHA=shas[3])
+        run = Running(fetch_clone(path, tmp_path / "cache"), env=env | {"STOPS_DIR": str(fifos)}, cwd=tmp_path)
+        readable, _, _ = select.select([arrived], [], [], 60)
+        assert readable, run.stderr  # git is reading the fourth commit; three are stored
+        run.send(signum, group=group)
+        assert run.wait_for_line(f"{signum.name} received"), run.stderr
+        os.write(release, b"go\n")  # a git that is still there (the signal was not to the group) goes on
+        status = run.finish()
+    finally:
+        os.close(arrived)
+        os.close(release)
+    assert_stopped(run, status, signum)
+    # The group's signal ended git under the fourth commit: not stored, and not a failure.
+    assert f"{3 if group else 4} commits stored" in run.stop_lines()[0]
+    assert "failed" not in run.stderr
+    assert main(fetch_clone(path, tmp_path / "cache")) == 0
+    assert comparable_export(tmp_path / "cache", tmp_path) == comparable_export(clean, tmp_path)
+
+
 # -- nightly ------------------------------------------------------------------------------------
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -462,3 +548,101 @@ def test_nightly_stopped_in_its_analyses_saves_them_and_ends_before_the_build(
     shutil.rmtree(root / "data")
     assert main(NIGHTLY) == 0
     assert comparable_export(root / "cache", tmp_path) == stopped_then_resumed
+
+
+def test_nightly_stopped_in_its_fetch_saves_what_it_fetched_and_analyses_nothing(
+    night: tuple[Path, HoldingGithub, FakeOpenAIServer], tmp_path: Path
+) -> None:
+    root, github, llm = night
+    github.hold_detail(4)  # three commits stored, the fourth being read
+    run = Running(NIGHTLY, env=environment(OPENAI_API_KEY=API_KEY, GITHUB_TOKEN=GITHUB_TOKEN), cwd=root)
+    assert github.wait_for_hold(), run.stderr
+    run.send(TERM, group=True)
+    assert run.wait_for_line("SIGTERM received"), run.stderr
+    github.release()
+    assert_stopped(run, run.finish(timeout=120), TERM)
+    assert "4 commits stored" in run.stop_lines()[0]
+    assert llm.chat_requests == []  # the night ended before its analyses
+    assert durable_records(root) == 4 and not (root / "site").exists()
+
+    assert main(NIGHTLY) == 0
+    assert len(analyses_paid(llm)) == NIGHT_COMMITS
+    stopped_then_resumed = comparable_export(root / "cache", tmp_path)
+    shutil.rmtree(root / "cache")
+    shutil.rmtree(root / "data")
+    assert main(NIGHTLY) == 0
+    assert comparable_export(root / "cache", tmp_path) == stopped_then_resumed
+
+
+@pytest.mark.parametrize(("signum", "group"), [STOPS[1], STOPS[2]])
+def test_nightly_stopped_in_its_build_ends_with_one_line_and_keeps_every_answer(
+    signum: signal.Signals, group: bool, night: tuple[Path, HoldingGithub, FakeOpenAIServer]
+) -> None:
+    root, _, llm = night
+    run = Running(NIGHTLY, env=environment(OPENAI_API_KEY=API_KEY, GITHUB_TOKEN=GITHUB_TOKEN), cwd=root)
+    assert run.wait_for_line("Building documentation"), run.stderr  # MkDocs' own line: the build runs
+    run.send(signum, group=group)
+    assert_stopped(run, run.finish(timeout=120), signum)
+    assert f"{NIGHT_COMMITS} analyses stored" in run.stop_lines()[0]
+    assert durable_records(root) == NIGHT_COMMITS
+
+    paid = len(analyses_paid(llm))
+    assert main(NIGHTLY) == 0
+    assert len(analyses_paid(llm)) == paid == NIGHT_COMMITS  # nothing paid again
+    assert (root / "site" / "index.html").exists()
+
+
+# -- translate ----------------------------------------------------------------------------------
+
+TRANSLATE_CONFIG = """site_name: stops
+plugins:
+  - commit-digest:
+      languages: [zh, en]
+      llm:
+        retry_backoff_seconds: 0
+        timeout_seconds: 60
+"""
+
+
+@pytest.mark.parametrize(("signum", "group"), [STOPS[1], STOPS[2], STOPS[4]])
+def test_translate_stopped_after_the_third_stored_translation(
+    signum: signal.Signals, group: bool, server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    server.responder = language_responder  # type: ignore[assignment]
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(TRANSLATE_CONFIG, encoding="utf-8")
+
+    def analysed_store(cache: Path) -> None:
+        with AnalysisStore(cache) as store:
+            for number in range(1, COMMITS + 1):
+                store.merge(CommitRecord(commit=make_commit(number), analysis=stored_analysis(minutes=number)))
+
+    translate = ["translate", "-f", str(config), "--concurrency", "2", "--cache"]
+    clean = tmp_path / "clean"
+    analysed_store(clean)
+    assert main([*translate, str(clean)]) == 0
+    server.reset()
+    cache = tmp_path / "cache"
+    analysed_store(cache)
+    server.hold_after(3)  # three translations stored, two in flight
+    env = environment(OPENAI_API_KEY=API_KEY, OPENAI_BASE_URL=server.base_url)
+    run = Running([*translate, str(cache)], env=env, cwd=tmp_path)
+    assert server.wait_for_held(2), run.stderr
+    run.send(signum, group=group)
+    if signum is not KILL:
+        assert run.wait_for_line(f"{signum.name} received"), run.stderr
+    server.release()
+    status = run.finish()
+    first_run = [request.message("user") for request in server.chat_requests]
+    if signum is KILL:
+        assert status == -KILL
+    else:
+        assert_stopped(run, status, signum)
+        assert "5 translations stored, 0 requests in flight abandoned" in run.stop_lines()[0]
+        assert len(first_run) == 5
+
+    server.reset()
+    assert main([*translate, str(cache)]) == 0
+    paid_again = [request for request in server.chat_requests if request.message("user") in first_run]
+    assert len(paid_again) <= (2 if signum is KILL else 0)
+    assert comparable_export(cache, tmp_path) == comparable_export(clean, tmp_path)

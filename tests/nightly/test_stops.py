@@ -28,12 +28,13 @@ from typing import Any
 import pytest
 import yaml
 
+from commit_digest import stopping
 from commit_digest.cli import main
 from commit_digest.models import CommitRecord
 from commit_digest.settings import read_mkdocs_yml
 from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.bilingual_replies import language_responder, stored_analysis
-from tests.analysis.conftest import make_commit
+from tests.analysis.conftest import make_analyzer, make_commit, make_settings
 from tests.analysis.narrative_replies import is_narrative, narratives_or
 from tests.collect.conftest import add_day
 from tests.fakes.github_server import FakeGithubServer, Reply
@@ -394,6 +395,28 @@ def test_fetch_stopped_while_a_commit_is_read(
     assert comparable_export(cache, tmp_path) == comparable_export(clean, tmp_path)
 
 
+def test_a_request_that_outlasts_the_grace_in_the_main_thread_is_abandoned_when_the_grace_ends(
+    github: HoldingGithub, tmp_path: Path
+) -> None:
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("plugins:\n  - commit-digest:\n      stop_grace_seconds: 0.5\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    github.hold_detail(4)  # three commits stored; the fourth's request never answered while the run lives
+    env = environment(GITHUB_API_URL=github.url, GITHUB_TOKEN=GITHUB_TOKEN)
+    run = Running([*FETCH, "-f", str(config), "--cache", str(cache)], env=env, cwd=tmp_path)
+    assert github.wait_for_hold(), run.stderr
+    run.send(TERM, group=False)
+    status = run.finish()
+    github.release()
+    assert_stopped(run, status, TERM)
+    assert run.stop_lines()[0] == (
+        "commit-digest fetch: stopped by SIGTERM: 3 commits stored, "
+        "the grace of 0.5 s is over: what was in flight is abandoned"
+    )
+    with AnalysisStore(cache) as store:
+        assert len(store) == 3
+
+
 # -- fetch from a clone: the signal to the group ends git too ----------------------------------------
 
 GIT_WRAPPER = """#!/bin/sh
@@ -646,3 +669,27 @@ def test_translate_stopped_after_the_third_stored_translation(
     paid_again = [request for request in server.chat_requests if request.message("user") in first_run]
     assert len(paid_again) <= (2 if signum is KILL else 0)
     assert comparable_export(cache, tmp_path) == comparable_export(clean, tmp_path)
+
+
+# -- the Batch API ------------------------------------------------------------------------------
+
+
+def test_after_a_stop_no_batch_is_submitted_and_none_collected(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    from commit_digest.analysis import batch
+
+    analyzer, client = make_analyzer(make_settings(server.base_url), [])
+    with AnalysisStore(tmp_path / "cache") as store:
+        stored_commits(tmp_path / "cache")
+        records = list(store.records())
+        assert batch.submit(store, analyzer, client, records[:2]).submitted  # one batch open before the stop
+        sent = len(server.requests)
+        with stopping.handling("commit-digest analyze"):
+            stopping.set_grace(600)  # this process is the test's: no watchdog may end it
+            stopping.cooperate()
+            signal.raise_signal(TERM)
+            assert stopping.stop_requested()
+            assert batch.submit(store, analyzer, client, records[2:]).submitted == {}
+            assert batch.collect(store, analyzer, client).by_status == {}
+        assert len(server.requests) == sent
+        assert len(batch.open_batches(store)) == 1  # collected by the next run
+    client.close()

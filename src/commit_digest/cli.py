@@ -79,7 +79,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = command if command.replace("-", "").isascii() and command.replace("-", "").isalpha() else ""
     # First of all: a signal during the imports of start-up is a stop like any other.
     with stopping.handling("commit-digest" + (f" {command}" if command else "")):
-        status = _run(words, argv)
+        try:
+            status = _run(words, argv)
+            stopped = stopping.stop_requested()
+        except KeyboardInterrupt:  # a stop before the command began, or one that cut it
+            status, stopped = EXIT_ERROR, True
+        if stopped:
+            print(stopping.stop_line(), file=sys.stderr)
+            status = stopping.exit_status()
         if stopping.abandoned():
             # Worker threads still wait for answers given up on: the interpreter would join them.
             _flush()
@@ -88,13 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
-    try:
-        unreadable_zone = _drop_unreadable_local_zone()
-        parser = build_parser(words)
-        args = parser.parse_args(argv)
-    except KeyboardInterrupt:
-        print(stopping.stop_line(), file=sys.stderr)
-        return stopping.exit_status()
+    unreadable_zone = _drop_unreadable_local_zone()
+    args = build_parser(words).parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.INFO
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
     # Libraries that set their own loggers to DEBUG (jieba) must not flood the output.
@@ -102,9 +104,9 @@ def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
         handler.setLevel(level)
     if unreadable_zone is not None:
         logging.getLogger("mkdocs.plugins.commit_digest").warning(
-            "TZ=%s is not a time zone file that can be read; ignored (commit-digest uses no local time: "
+            "TZ=%s cannot be read as a time zone; ignored (commit-digest uses no local time: "
             "the timezone setting places commits on days)",
-            unreadable_zone,
+            unreadable_zone if len(unreadable_zone) <= 80 else unreadable_zone[:80] + "…",
         )
     if args.command in COOPERATIVE_COMMANDS:
         stopping.cooperate()
@@ -118,32 +120,31 @@ def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except CommitDigestError as error:
+        # After a stop to the process group, an error is a child (git) the signal ended: the stop says why.
         if not stopping.stop_requested():
             print(f"commit-digest {args.command}: error: {error}", file=sys.stderr)
-            return EXIT_ERROR
-        # A stop to the process group ended a child (git) under the command: the stop says why.
-    except KeyboardInterrupt:
-        pass
-    else:
-        if not stopping.stop_requested():
-            return status
-    print(stopping.stop_line(), file=sys.stderr)
-    return stopping.exit_status()
+        return EXIT_ERROR
+    return status
 
 
 def _drop_unreadable_local_zone() -> str | None:
-    """The TZ value, when it names a file that is not a time zone (TZ=/dev/null), after taking it
-    out of the environment: Babel (under MkDocs) reads it at import and would fail on it; nothing of
-    commit-digest depends on local time. None when TZ is unset or usable."""
-    from zoneinfo import ZoneInfo
+    """The TZ value, when Babel (under MkDocs) would fail on it at import (a file that is not a
+    zone, TZ=/dev/null; a folder; a name too long for a path), after taking it out of the
+    environment: nothing of commit-digest depends on local time. None when TZ is unset or usable."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     value = os.environ.get("TZ", "")
-    path = Path(value[1:] if value.startswith(":") else value)
-    if not value.strip(":") or not path.exists():
+    name = value[1:] if value.startswith(":") else value
+    if not name:
         return None
     try:
-        with path.open("rb") as file:
-            ZoneInfo.from_file(file)
+        path = Path(name)
+        if path.exists():
+            with path.open("rb") as file:
+                ZoneInfo.from_file(file)
+        else:
+            with suppress(ZoneInfoNotFoundError, ValueError):  # not a zone: Babel falls back on its own
+                ZoneInfo(name)
     except (OSError, ValueError):
         del os.environ["TZ"]
         time.tzset()

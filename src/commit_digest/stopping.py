@@ -48,11 +48,10 @@ class _State:
     mode: Mode = "interrupt"
     kept: dict[str, int] = field(default_factory=dict)  # "analyses" -> how many were stored
     abandoned: int = 0  # requests still in flight when the grace was over
-    taken: bool = False  # the command took the stop in hand: the watchdog stands down
     shields: int = 0  # blocks the end of the grace must not cut (a save): the watchdog waits for them
     lock: threading.Lock = field(default_factory=threading.Lock)  # for ``kept``; never taken by a handler
     wake: tuple[int, int] | None = None  # the watchdog's pipe: a handler writes one byte to it
-    stand_down: threading.Event = field(default_factory=threading.Event)
+    stand_down: threading.Event = field(default_factory=threading.Event)  # the command took the stop in hand
 
 
 _state = _State()
@@ -101,7 +100,6 @@ def abandoned() -> int:
 def take_over() -> None:
     """The command has stopped starting work and bounds what is left itself (a pool that waits
     for its requests until ``deadline()``, a save that must not be cut): the watchdog stands down."""
-    _state.taken = True
     _state.stand_down.set()
 
 
@@ -119,7 +117,8 @@ def shielded() -> Iterator[None]:
 def stop_line(given_up: str | None = None) -> str:
     """The one line that ends a stopped run: the signal, what was kept, what was given up
     (``given_up``: said instead of the count of abandoned requests)."""
-    name = stop_signal().name if _state.signum is not None else "SIGINT"
+    signum = stop_signal()
+    name = signum.name if signum is not None else "SIGINT"
     with _state.lock:
         counts = [
             f"{number} {_SINGULAR.get(what, what) if number == 1 else what} stored"
@@ -153,20 +152,23 @@ def handling(command: str) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # signals reach only the main thread's handlers: a command run on another is not stopped
         return
-    previous = {signum: signal.signal(signum, _on_signal) for signum in STOP_SIGNALS}
-    _state.wake = os.pipe()
-    watchdog = threading.Thread(target=_watch, args=(_state,), name="stop-watchdog", daemon=True)
+    # A signal ignored by whoever started the process (a shell's background job ignores SIGINT)
+    # stays ignored.
+    handled = [signum for signum in STOP_SIGNALS if signal.getsignal(signum) is not signal.SIG_IGN]
+    previous = {signum: signal.signal(signum, _on_signal) for signum in handled}
+    state = _state
+    state.wake = wake = os.pipe()
+    watchdog = threading.Thread(target=_watch, args=(state, wake[0]), name="stop-watchdog", daemon=True)
     watchdog.start()
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        state = _state
         state.stand_down.set()
-        os.write(state.wake[1], b"q")
+        os.write(wake[1], b"q")
         watchdog.join()
-        for end in state.wake:
+        for end in wake:
             os.close(end)
 
 
@@ -218,11 +220,10 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         os.write(_state.wake[1], b"s")
 
 
-def _watch(state: _State) -> None:
-    """Waits for a stop (a byte from the handler); ends the process when its grace is over and
-    the command has not taken it in hand."""
-    assert state.wake is not None
-    if os.read(state.wake[0], 1) != b"s":
+def _watch(state: _State, wake: int) -> None:
+    """Waits for a stop (a byte from the handler on ``wake``); ends the process when its grace is
+    over and the command has not taken it in hand."""
+    if os.read(wake, 1) != b"s":
         return
     while not state.stand_down.is_set():
         left = state.at + state.grace - time.monotonic()

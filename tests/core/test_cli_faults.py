@@ -54,8 +54,8 @@ def test_a_tz_that_names_no_zone_file_is_ignored_with_one_warning_and_the_site_b
     assert result.returncode == 0, stderr
     assert "Traceback" not in stderr
     assert [line for line in stderr.splitlines() if "TZ=" in line] == [
-        "WARNING TZ=/dev/null is not a time zone file that can be read; ignored (commit-digest uses no local "
-        "time: the timezone setting places commits on days)"
+        "WARNING TZ=/dev/null cannot be read as a time zone; ignored (commit-digest uses no local time: "
+        "the timezone setting places commits on days)"
     ]
     assert (site / "index.html").exists()
 
@@ -65,9 +65,11 @@ def test_a_tz_that_names_no_zone_file_is_ignored_with_one_warning_and_the_site_b
     [
         ("/dev/null", True),
         ("/etc", True),  # a folder
+        ("a" * 300, True),  # too long a name for a path
         ("Asia/Shanghai", False),
-        ("Not/A_Zone", False),  # no such file: Babel falls back on its own
+        ("Not/A_Zone", False),  # no such zone: Babel falls back on its own
     ],
+    ids=["dev-null", "a-folder", "a-long-name", "Asia-Shanghai", "no-such-zone"],
 )
 def test_after_start_up_babel_can_read_the_local_zone_whatever_tz_was(zone: str, ignored: bool, tmp_path: Path) -> None:
     code = (

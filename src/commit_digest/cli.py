@@ -42,8 +42,8 @@ EXIT_PARTIAL = 1
 EXIT_ERROR = 2
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer killed by SIGPIPE
 # The commands whose work is requests (paid, or posted once): a stop signal lets the requests in
-# flight finish and store their answers. The others are cut at once (KeyboardInterrupt), as a
-# build is: nothing paid is lost by cutting them.
+# flight finish and store their answers. The others are cut at once, as a build is: nothing paid
+# is lost by cutting them.
 COOPERATIVE_COMMANDS = frozenset({"fetch", "analyze", "translate", "narrate", "nightly", "notify"})
 
 
@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             status = _run(words, argv)
             stopped = stopping.stop_requested()
-        except KeyboardInterrupt:  # a stop before the command began, or one that cut it
+        except KeyboardInterrupt:  # a stop asked before a block that is cut (stopping.interruptible)
             status, stopped = EXIT_ERROR, True
         if stopped:
             print(stopping.stop_line(), file=sys.stderr)

@@ -5,13 +5,15 @@ narrate, notify: a *cooperative* command) it only sets a flag: the loops that st
 ``stop_requested()`` and start no new one, requests in flight get ``grace`` seconds and what
 arrives in them is stored, and the command ends through its normal path, saving what it saves.
 A watchdog ends the process when the grace is over and nothing took the stop in hand (a request
-in the main thread that does not come back). Elsewhere (start-up, a build) the first signal
-interrupts at once, as Ctrl-C always did: ``KeyboardInterrupt``, which ``cli.main`` turns into
-one line. A second signal ends the process at once, after one line, whatever it is doing.
+in the main thread that does not come back). Elsewhere (start-up, a build: nothing paid is lost
+by cutting them) the first signal ends the process at once, after the same one line: raising
+KeyboardInterrupt there would land anywhere, in places that swallow it with a printed traceback
+(an at-fork hook of the build's worker pool). A second signal ends the process at once, after
+one line, whatever it is doing.
 
 Each stored answer is counted (``kept``) and requests left behind after the grace are too
 (``abandon``), so the one line that ends a stopped run says what was kept. The handlers call
-nothing that takes a lock (only plain assignments and ``os.write``), so a signal can never
+nothing that takes a lock (plain assignments, ``os.write``, ``os._exit``), so a signal can never
 deadlock against the thread it interrupts.
 """
 
@@ -49,7 +51,7 @@ class _State:
     kept: dict[str, int] = field(default_factory=dict)  # "analyses" -> how many were stored
     abandoned: int = 0  # requests still in flight when the grace was over
     shields: int = 0  # blocks the end of the grace must not cut (a save): the watchdog waits for them
-    lock: threading.Lock = field(default_factory=threading.Lock)  # for ``kept``; never taken by a handler
+    lock: threading.Lock = field(default_factory=threading.Lock)  # for ``kept``'s updates; never taken by a handler
     wake: tuple[int, int] | None = None  # the watchdog's pipe: a handler writes one byte to it
     stand_down: threading.Event = field(default_factory=threading.Event)  # the command took the stop in hand
 
@@ -119,12 +121,12 @@ def stop_line(given_up: str | None = None) -> str:
     (``given_up``: said instead of the count of abandoned requests)."""
     signum = stop_signal()
     name = signum.name if signum is not None else "SIGINT"
-    with _state.lock:
-        counts = [
-            f"{number} {_SINGULAR.get(what, what) if number == 1 else what} stored"
-            for what, number in _state.kept.items()
-            if number
-        ]
+    # No lock: a handler says this line, and copying the counts is one step for the interpreter.
+    counts = [
+        f"{number} {_SINGULAR.get(what, what) if number == 1 else what} stored"
+        for what, number in list(_state.kept.items())
+        if number
+    ]
     left = _state.abandoned
     counts = counts or ["nothing new stored"]
     counts.append(given_up or f"{left} request{'' if left == 1 else 's'} in flight abandoned")
@@ -180,8 +182,9 @@ def cooperate() -> None:
 
 @contextmanager
 def interruptible() -> Iterator[None]:
-    """A block that nothing paid is lost by cutting (a build): a stop signal raises
-    KeyboardInterrupt in it, and a stop asked before it raises at once."""
+    """A block that nothing paid is lost by cutting (a build): a stop signal in it ends the
+    process at once after the stop line; a stop asked before it raises KeyboardInterrupt, which
+    ``cli.main`` turns into that line."""
     before = _state.mode
     _state.mode = "interrupt"
     try:
@@ -210,7 +213,8 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     _state.at = time.monotonic()
     _state.signum = signum
     if _state.mode == "interrupt":
-        raise KeyboardInterrupt
+        _say(stop_line())
+        os._exit(exit_status())
     name = signal.Signals(signum).name
     _say(
         f"{_state.command}: {name} received: no new request is started; requests in flight get "

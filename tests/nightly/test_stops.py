@@ -693,3 +693,38 @@ def test_after_a_stop_no_batch_is_submitted_and_none_collected(server: FakeOpenA
         assert len(server.requests) == sent
         assert len(batch.open_batches(store)) == 1  # collected by the next run
     client.close()
+
+
+# -- build: cut at once, its worker processes too -------------------------------------------------
+
+
+@pytest.mark.parametrize(("signum", "group"), [STOPS[1], STOPS[2]])
+def test_a_build_stopped_while_its_workers_render_ends_at_once_without_a_traceback(
+    signum: signal.Signals, group: bool, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(PROJECT / "docs", tmp_path / "docs")
+    config = read_mkdocs_yml(PROJECT / "mkdocs.yml")
+    config["site_url"] = "https://digest.example.org/"
+    for entry in config["plugins"]:
+        if isinstance(entry, dict) and "commit-digest" in entry:
+            entry["commit-digest"].update(workers=2)  # a pool of forked workers, whatever the machine
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    assert main(["demo", "--no-build", "-f", str(tmp_path / "mkdocs.yml"), "--cache", str(tmp_path / "cache")]) == 0
+    arguments = [
+        "build",
+        "-f",
+        str(tmp_path / "mkdocs.yml"),
+        "--cache",
+        str(tmp_path / "cache"),
+        "--site-dir",
+        str(site),
+    ]
+    run = Running(arguments, env=environment(), cwd=tmp_path)
+    assert run.wait_for_line(" pages from "), run.stderr  # the plugin's line just before its workers render
+    run.send(signum, group=group)
+    assert_stopped(run, run.finish(timeout=120), signum)
+    assert run.stop_lines() == [
+        f"commit-digest build: stopped by {signum.name}: nothing new stored, 0 requests in flight abandoned"
+    ]
+    assert not site.exists()  # nothing half-built was published

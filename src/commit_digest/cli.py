@@ -81,7 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with stopping.handling("commit-digest" + (f" {command}" if command else "")):
         try:
             status = _run(words, argv)
-            stopped = stopping.stop_requested()
+            # The signal itself, not stop_requested(): that is what the request loops ask (and
+            # what a test of one may replace).
+            stopped = stopping.stop_signal() is not None
         except KeyboardInterrupt:  # a stop asked before a block that is cut (stopping.interruptible)
             status, stopped = EXIT_ERROR, True
         if stopped:
@@ -121,7 +123,7 @@ def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
         return EXIT_BROKEN_PIPE
     except CommitDigestError as error:
         # After a stop to the process group, an error is a child (git) the signal ended: the stop says why.
-        if not stopping.stop_requested():
+        if stopping.stop_signal() is None:
             print(f"commit-digest {args.command}: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     return status

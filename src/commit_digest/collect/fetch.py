@@ -1,10 +1,10 @@
 """The fetch pipeline: window → list → skip what is stored → detail → store, one commit at a time.
 
 Commits are detailed oldest first and each is stored as soon as it is read, so a run that
-stops (rate limit, a stop signal, kill) leaves a store whose newest commit marks where the next run
-continues, with nothing older missing. After a stop signal (``stopping``) no new request is
-started: the commit being read is stored and the run ends. Commits that failed are remembered in the store's
-metadata so the next run's window reaches back to them.
+stops (rate limit, a stop signal, kill) leaves a store whose newest commit marks where the next
+run continues, with nothing older missing. After a stop signal (``stopping``) no new request is
+started: the commit being read is stored and the run ends. Commits that failed are remembered in
+the store's metadata so the next run's window reaches back to them.
 
 A commit the source reads but that cannot make a record (no date places it on a day, a field
 the model refuses) is another matter: reading it again gives the same answer. It is skipped

@@ -46,6 +46,9 @@ class PluginConfig(Config):
     """The published site's size past which ``commit-digest build``/``nightly`` do not publish it
     (``1GB``, ``800 MB``, ``1.5 GiB`` or bytes; default 1 GB, GitHub Pages'); they warn past 80%."""
 
+    stop_grace_seconds = opt.Optional(opt.Type((int, float)))
+    """After SIGTERM or SIGINT, how long the CLI lets requests in flight land (default 10 s)."""
+
     notify = opt.Type(list, default=[])
     """Channels ``commit-digest notify`` sends each new day to (read by the CLI; the build only checks them)."""
 
@@ -78,6 +81,7 @@ class PluginConfig(Config):
             "llm",
             "github",
             "site_size_limit",
+            "stop_grace_seconds",
             "notify",
         )
         return {name: self[name] for name in names if self[name] is not None}

@@ -1,7 +1,8 @@
 """The ``commit-digest`` command: argument parsing and exit codes only.
 
 Each subcommand lives in ``commands/<name>.py`` with a ``register(subparsers)`` function;
-domain errors become one line on stderr and exit status 2, never a traceback.
+domain errors become one line on stderr and exit status 2, never a traceback. A stop signal
+(SIGTERM, SIGINT) becomes one line and exit status 130 or 143 (see ``stopping``).
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ import importlib
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
+from contextlib import suppress
+from pathlib import Path
 
-from commit_digest import __version__
+from commit_digest import __version__, stopping
 from commit_digest.errors import CommitDigestError
 
 # Modules under commit_digest.commands, in the order `--help` lists them.
@@ -36,8 +40,11 @@ COMMAND_MODULES: tuple[str, ...] = (
 EXIT_OK = 0
 EXIT_PARTIAL = 1
 EXIT_ERROR = 2
-EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer killed by SIGPIPE
+# The commands whose work is requests (paid, or posted once): a stop signal lets the requests in
+# flight finish and store their answers. The others are cut at once, as a build is: nothing paid
+# is lost by cutting them.
+COOPERATIVE_COMMANDS = frozenset({"fetch", "analyze", "translate", "narrate", "nightly", "notify"})
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -67,29 +74,90 @@ def _chosen_module(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = next((word for word in words if not word.startswith("-")), "")
+    command = command if command.replace("-", "").isascii() and command.replace("-", "").isalpha() else ""
+    # First of all: a signal during the imports of start-up is a stop like any other.
+    with stopping.handling("commit-digest" + (f" {command}" if command else "")):
+        try:
+            status = _run(words, argv)
+            # The signal itself, not stop_requested(): that is what the request loops ask (and
+            # what a test of one may replace).
+            stopped = stopping.stop_signal() is not None
+        except KeyboardInterrupt:  # a stop asked before a block that is cut (stopping.interruptible)
+            status, stopped = EXIT_ERROR, True
+        if stopped:
+            print(stopping.stop_line(), file=sys.stderr)
+            status = stopping.exit_status()
+        if stopping.abandoned():
+            # Worker threads still wait for answers given up on: the interpreter would join them.
+            _flush()
+            os._exit(status)
+        return status
+
+
+def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
+    unreadable_zone = _drop_unreadable_local_zone()
+    args = build_parser(words).parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.INFO
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
     # Libraries that set their own loggers to DEBUG (jieba) must not flood the output.
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
+    if unreadable_zone is not None:
+        logging.getLogger("mkdocs.plugins.commit_digest").warning(
+            "TZ=%s cannot be read as a time zone; ignored (commit-digest uses no local time: "
+            "the timezone setting places commits on days)",
+            unreadable_zone if len(unreadable_zone) <= 80 else unreadable_zone[:80] + "…",
+        )
+    if args.command in COOPERATIVE_COMMANDS:
+        stopping.cooperate()
     try:
         status = int(args.handler(args))
         # Inside the try: with `| head` the last buffered output fails here, not in the handler.
         sys.stdout.flush()
-        return status
     except BrokenPipeError:
         # The reader has gone (`commit-digest export | head -1`): that is not an error to report.
         # Python's recipe: stdout becomes /dev/null, so the flush at interpreter exit cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except CommitDigestError as error:
-        print(f"commit-digest {args.command}: error: {error}", file=sys.stderr)
+        # After a stop to the process group, an error is a child (git) the signal ended: the stop says why.
+        if stopping.stop_signal() is None:
+            print(f"commit-digest {args.command}: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print(f"commit-digest {args.command}: interrupted; everything stored so far is kept", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    return status
+
+
+def _drop_unreadable_local_zone() -> str | None:
+    """The TZ value, when Babel (under MkDocs) would fail on it at import (a file that is not a
+    zone, TZ=/dev/null; a folder; a name too long for a path), after taking it out of the
+    environment: nothing of commit-digest depends on local time. None when TZ is unset or usable."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    value = os.environ.get("TZ", "")
+    name = value[1:] if value.startswith(":") else value
+    if not name:
+        return None
+    try:
+        path = Path(name)
+        if path.exists():
+            with path.open("rb") as file:
+                ZoneInfo.from_file(file)
+        else:
+            with suppress(ZoneInfoNotFoundError, ValueError):  # not a zone: Babel falls back on its own
+                ZoneInfo(name)
+    except (OSError, ValueError):
+        del os.environ["TZ"]
+        time.tzset()
+        return value
+    return None
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError):  # a closed or broken stream: nothing more can be said on it
+            stream.flush()
 
 
 if __name__ == "__main__":  # pragma: no cover

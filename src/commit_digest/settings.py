@@ -152,6 +152,9 @@ class DigestSettings(_Settings):
     site_size_limit: int = DEFAULT_SITE_SIZE_LIMIT
     # Where each new day's digest is sent (chat webhooks, e-mail): see notify/config.py.
     notify: tuple[NotifyChannel, ...] = ()
+    # After SIGTERM or SIGINT, how long requests in flight may take to land (and be stored)
+    # before the run ends without them (see stopping.py).
+    stop_grace_seconds: float = Field(default=10.0, ge=0, le=3600)
     _one_name_per_channel = field_validator("notify")(unique_channels)
 
     @field_validator("site_size_limit", mode="before")

@@ -21,6 +21,10 @@ Replies: ``completion(...)``, ``error(status, retry_after=...)``, or ``Reply`` i
 may carry a ``delay`` in seconds (a slow server), and ``latency`` delays every chat reply.
 Delays wait on an event that ``stop()`` sets, so no handler outlives the test.
 
+Holding replies (a marker, not a delay): ``hold_after(n)`` answers the next ``n`` chat requests
+and keeps every later one waiting, its request counted as arrived, until ``release()``; ``held``
+says how many wait. A test stops a client at "the n-th answer stored, the next ones in flight".
+
 Every request is recorded (``requests``) with the Authorization header removed, so
 tests can assert on what was sent without the key ending up in an assertion message.
 Usage in replies is computed with ``estimate_tokens`` (about four ASCII characters per
@@ -147,6 +151,9 @@ class FakeOpenAIServer:
         self._held = threading.Condition()
         self._hold_until = 0  # chat replies wait until this many chat requests have arrived
         self._arrived = 0
+        self._gate: int | None = None  # chat requests answered before the rest are held (hold_after)
+        self._passed = 0  # chat requests let through since hold_after
+        self._waiting = 0  # chat requests held at the gate now
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -195,6 +202,29 @@ class FakeOpenAIServer:
             self._scripts.clear()
         with self._held:
             self._hold_until = self._arrived = 0
+            self._gate, self._passed = None, 0
+
+    def hold_after(self, count: int) -> None:
+        """The next ``count`` chat requests are answered; later ones wait for ``release()``."""
+        with self._held:
+            self._gate, self._passed = count, 0
+
+    def release(self) -> None:
+        """Lets every held chat request (and every later one) be answered."""
+        with self._held:
+            self._gate = None
+            self._held.notify_all()
+
+    @property
+    def held(self) -> int:
+        """Chat requests waiting at the gate of ``hold_after`` now."""
+        with self._held:
+            return self._waiting
+
+    def wait_for_held(self, count: int, timeout: float = 20.0) -> bool:
+        """Blocks until ``count`` chat requests wait at the gate; False on timeout."""
+        with self._held:
+            return self._held.wait_for(lambda: self._waiting >= count, timeout=timeout)
 
     def hold_until(self, count: int) -> None:
         """Chat replies wait until ``count`` chat requests are in (a barrier, not a delay): a test
@@ -213,6 +243,16 @@ class FakeOpenAIServer:
             self._held.notify_all()
             while self._arrived < self._hold_until and not self._stopping.is_set():
                 self._held.wait(timeout=0.1)
+            if self._gate is None:
+                return
+            self._passed += 1
+            if self._passed <= self._gate:
+                return
+            self._waiting += 1
+            self._held.notify_all()
+            while self._gate is not None and not self._stopping.is_set():
+                self._held.wait(timeout=0.1)
+            self._waiting -= 1
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from commit_digest import stopping
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer, utc_now
 from commit_digest.analysis.llm_client import BATCH_ENDPOINT, BatchState, ChatReply, LlmClient, reply_from_body
 from commit_digest.analysis.llm_errors import InvalidReplyError
@@ -132,7 +133,7 @@ def submit(
 ) -> BatchReport:
     report = BatchReport()
     records = records[:MAX_LINES_PER_BATCH]
-    if not records:
+    if not records or stopping.stop_requested():
         return report
     requests = [(custom_id_of(record), analyzer.request_body(analyzer.prompt_for(record.commit))) for record in records]
     started = start_batch(
@@ -222,6 +223,8 @@ def collect(store: AnalysisStore, analyzer: LlmAnalyzer, client: LlmClient) -> B
     report = BatchReport()
     batches = open_batches(store)
     for batch_id, info in list(batches.items()):
+        if stopping.stop_requested():
+            break  # each batch is collected whole or not at all: the rest wait for the next run
         state = client.batch_state(batch_id)
         if not state.finished:
             report.still_running[batch_id] = state.status
@@ -244,6 +247,7 @@ def collect(store: AnalysisStore, analyzer: LlmAnalyzer, client: LlmClient) -> B
             else:
                 analysis = _analysis_of_line(analyzer, record, line)
             store.merge(CommitRecord(commit=record.commit, analysis=analysis))
+            stopping.kept("analyses")
             report.count(analysis)
         del batches[batch_id]
         store.set_meta(BATCHES_META, batches)

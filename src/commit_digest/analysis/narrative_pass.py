@@ -22,6 +22,7 @@ from enum import Enum
 
 from rich.console import Console
 
+from commit_digest import stopping
 from commit_digest.analysis.narration import (
     SUMMARY_CAP,
     TITLE_CAP,
@@ -280,6 +281,7 @@ class _Worker:
             result = self.writer.write(job)
             if result.value is not None:
                 self.store.put_narrative(result.value)
+                stopping.kept("narratives")
             else:
                 logger.warning("%s: narrative %s: %s", job.name, result.status.value, result.error)
             return Narrated(job, result=result)

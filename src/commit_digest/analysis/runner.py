@@ -1,13 +1,15 @@
 """Running an analyzer over the store: which commits, how many at once, claims, progress, writes.
 
 Each worker stores its commit's result the moment it has it (diskcache is safe across
-threads and processes), so a crash, Ctrl-C or kill -9 loses at most the requests in flight.
+threads and processes), so a crash or kill -9 loses at most the requests in flight, and SIGTERM
+or Ctrl-C, which let the requests in flight finish, loses none.
 Before a paid request a worker claims the commit in the store (a lease, see ``leases``) and
 looks again at what is stored: a commit another run is analysing, or has analysed since this
 run chose its commits, is skipped, so concurrent runs pay once per commit.
 
 ``run_pool`` and ``claimed`` are the parts other paid passes share (``translate_pass``): a pool
-with a progress line that stops queued work on Ctrl-C, and a claim held while one item is paid for.
+with a progress line that starts no new work after a stop signal (``stopping``), and a claim held
+while one item is paid for.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
@@ -26,6 +28,7 @@ from zoneinfo import ZoneInfo
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from commit_digest import stopping
 from commit_digest.analysis.base import Analyzer
 from commit_digest.analysis.prompt import PROMPT_VERSION
 from commit_digest.errors import StoreError
@@ -244,6 +247,8 @@ class _Worker:
             commit = stored.commit if stored is not None else record.commit
             analysis = self.analyzer.analyze(commit)
             self.store.merge(CommitRecord(commit=commit, analysis=analysis), replace=self.replace)
+            stopping.kept("analyses")
+            logger.debug("%s: analysis stored (%s)", commit.short_sha, analysis.provenance.status.value)
             return Outcome(record, analysis=analysis)
 
 
@@ -260,26 +265,66 @@ def run_pool(
 ) -> None:
     """Runs ``work`` on ``items`` with up to ``concurrency`` at once, a progress line saying
     ``doing``; ``figures`` gives the line's (failed, tokens) so far. ``work`` stores its own
-    result; a raising item goes to ``on_error`` (called inside the ``except``) and the rest go on."""
-    with _progress(console, doing) as progress, ThreadPoolExecutor(max_workers=concurrency) as pool:
-        task = progress.add_task(doing, total=len(items), failed=0, tokens=0)
-        futures: dict[Future[ResultT], ItemT] = {pool.submit(work, item): item for item in items}
-        try:
-            for future in as_completed(futures):
-                item = futures[future]
-                try:
-                    result = future.result()
-                except Exception as error:  # noqa: BLE001 - one item's bug must not stop the paid work of the rest
-                    on_error(item, error)
-                else:
-                    on_result(item, result)
-                failed, tokens = figures()
-                progress.update(task, advance=1, failed=failed, tokens=tokens)
-        except BaseException:
-            # Ctrl-C: stop queued work; what finished is stored, requests in flight finish and
-            # store their answers before the process exits.
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    result; a raising item goes to ``on_error`` (called inside the ``except``) and the rest go on.
+
+    Items are handed out one at a time as workers free up, so a stop (``stopping``) starts no new
+    one: the items in flight get until the stop's deadline to store their answers, and those still
+    running then are given up (``stopping.abandon``) without waiting for them."""
+    queue = iter(items)
+    running: dict[Future[ResultT | _NotStarted], ItemT] = {}
+    pool = ThreadPoolExecutor(max_workers=concurrency, initializer=stopping.block_in_this_thread)
+    given_up = False
+
+    def fill() -> None:
+        while len(running) < concurrency and not stopping.stop_requested():
+            item = next(queue, _END)
+            if item is _END:
+                return
+            running[pool.submit(_unless_stopped, work, item)] = item  # type: ignore[arg-type]
+
+    try:
+        with _progress(console, doing) as progress:
+            task = progress.add_task(doing, total=len(items), failed=0, tokens=0)
+            fill()
+            while running:
+                timeout = stopping.POLL_SECONDS
+                if stopping.stop_requested():
+                    stopping.take_over()
+                    timeout = min(timeout, stopping.deadline() - time.monotonic())
+                    if timeout <= 0:
+                        given_up = True
+                        break
+                finished, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    item = running.pop(future)
+                    try:
+                        result = future.result()
+                    except Exception as error:  # noqa: BLE001 - one item's bug must not stop the paid work of the rest
+                        on_error(item, error)
+                    else:
+                        if isinstance(result, _NotStarted):
+                            continue
+                        on_result(item, result)
+                    failed, tokens = figures()
+                    progress.update(task, advance=1, failed=failed, tokens=tokens)
+                fill()
+    finally:
+        if given_up:
+            stopping.abandon(len(running))
+        # Given up on: their threads are left to their requests. Otherwise (an exception, Ctrl-C
+        # raised here) requests in flight finish and store their answers before the process exits.
+        pool.shutdown(wait=not given_up, cancel_futures=True)
+
+
+class _NotStarted:
+    """What a worker returns for an item it was handed after a stop: nothing was sent."""
+
+
+_END = object()
+
+
+def _unless_stopped(work: Callable[[ItemT], ResultT], item: ItemT) -> ResultT | _NotStarted:
+    return _NotStarted() if stopping.stop_requested() else work(item)
 
 
 def run_analysis(

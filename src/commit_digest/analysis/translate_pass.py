@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
+from commit_digest import stopping
 from commit_digest.analysis.runner import (
     Claims,
     RunSummary,
@@ -115,6 +116,7 @@ class _Worker:
             if result.value is not None:
                 translated = analysis.with_translation(job.language, result.value)
                 self.store.merge(CommitRecord(commit=stored.commit, analysis=translated))
+                stopping.kept("translations")
             else:
                 logger.warning(
                     "%s: translation into %s %s: %s",

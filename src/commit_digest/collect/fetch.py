@@ -1,9 +1,10 @@
 """The fetch pipeline: window → list → skip what is stored → detail → store, one commit at a time.
 
 Commits are detailed oldest first and each is stored as soon as it is read, so a run that
-stops (rate limit, Ctrl-C, kill) leaves a store whose newest commit marks where the next run
-continues, with nothing older missing. Commits that failed are remembered in the store's
-metadata so the next run's window reaches back to them.
+stops (rate limit, a stop signal, kill) leaves a store whose newest commit marks where the next
+run continues, with nothing older missing. After a stop signal (``stopping``) no new request is
+started: the commit being read is stored and the run ends. Commits that failed are remembered in
+the store's metadata so the next run's window reaches back to them.
 
 A commit the source reads but that cannot make a record (no date places it on a day, a field
 the model refuses) is another matter: reading it again gives the same answer. It is skipped
@@ -20,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
+from commit_digest import stopping
 from commit_digest.collect.base import CommitRef, CommitSource
 from commit_digest.collect.errors import CommitFetchError, RateLimitError, UnusableCommitError
 from commit_digest.collect.window import FetchWindow, continuation_window
@@ -80,6 +82,7 @@ class FetchReport:
     skipped: list[UnusableCommitError] = field(default_factory=list)
     skipped_before: int = 0  # listed again, known unusable since an earlier run: not read
     stopped: RateLimitError | None = None
+    interrupted: bool = False  # a stop signal ended the run before every listed commit was read
 
     @property
     def not_reached(self) -> int:
@@ -96,12 +99,12 @@ class FetchReport:
     @property
     def complete(self) -> bool:
         """Nothing failed, nothing was newly found unusable, nothing was left unread."""
-        return not self.failed and not self.skipped and self.stopped is None
+        return not self.failed and not self.skipped and self.stopped is None and not self.interrupted
 
     @property
     def up_to_date(self) -> bool:
         """The store holds every commit the run listed that can ever be stored."""
-        return not self.failed and self.stopped is None
+        return not self.failed and self.stopped is None and not self.interrupted
 
     def summary(self) -> str:
         line = (
@@ -114,6 +117,8 @@ class FetchReport:
             line += f", {self.skipped_before} skipped by an earlier run"
         if self.stopped is not None:
             line += f", {self.not_reached} not fetched (stopped: {self.stopped})"
+        elif self.interrupted:
+            line += f", {self.not_reached} not fetched (stopped by a signal)"
         return line
 
 
@@ -180,6 +185,11 @@ def fetch_commits(
             refs.setdefault(ref.sha, ref)
             if observer is not None:
                 observer.on_listed(len(refs))
+            if stopping.stop_requested():
+                # Nothing is detailed from a list cut short: the next run lists the window again.
+                stopping.take_over()
+                report.listed, report.interrupted = len(refs), True
+                return report
     except RateLimitError as error:
         report.listed = len(refs)
         report.stopped = error
@@ -211,6 +221,10 @@ def fetch_commits(
     # Kept even when no longer listed: a sha is small, and one that left the branch never returns.
     skipped = skipped_commits(store, repository)
     for ref in missing:
+        if stopping.stop_requested():
+            stopping.take_over()
+            report.interrupted = True
+            break
         if ref.sha in skipped:
             report.skipped_before += 1
             _observe(observer, ref.sha, "skipped")
@@ -227,6 +241,11 @@ def fetch_commits(
             _observe(observer, ref.sha, "skipped")
             continue
         except CommitFetchError as error:
+            if stopping.stop_requested():
+                # A stop sent to the process group ended git under this commit: not a failure.
+                stopping.take_over()
+                report.interrupted = True
+                break
             logger.warning("%s: %s", repository, error)
             report.failed.append(error)
             failures[ref.sha] = (ref.committed_at or window.start).isoformat()
@@ -238,6 +257,8 @@ def fetch_commits(
             break
         if store.add_commit(commit):
             report.new += 1
+            stopping.kept("commits")
+            logger.debug("%s: stored %s", repository, ref.sha)
         else:
             report.already_stored += 1
         if failures.pop(ref.sha, None) is not None:

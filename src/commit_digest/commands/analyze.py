@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
+from commit_digest import stopping
 from commit_digest.analysis.runner import Selection
 from commit_digest.commands.common import (
     add_common_options,
@@ -62,9 +63,12 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 
 def _analyze_one(args: argparse.Namespace) -> int:
+    if stopping.stop_requested():
+        return 0  # the next repository's turn came after a stop: cli says what was kept
     if args.offline and args.batch is not None:
         raise InputError("--offline and --batch do not go together: the offline analyzer sends no request")
     settings = settings_from_args(args, llm=llm_overrides(args), language=args.language)
+    stopping.set_grace(settings.stop_grace_seconds)
     taxonomy = load_taxonomy(settings.taxonomy, settings.taxonomy_file)
     console = Console(stderr=True)
     if args.offline:

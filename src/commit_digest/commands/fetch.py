@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -29,6 +28,7 @@ from typing import Any, Self
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from commit_digest import stopping
 from commit_digest.collect.base import CommitSource
 from commit_digest.collect.errors import SourceError
 from commit_digest.collect.fetch import FetchReport, fetch_commits, window_for_run
@@ -89,10 +89,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_one(args: argparse.Namespace) -> int:
+    if stopping.stop_requested():
+        return EXIT_OK  # the next repository's turn came after a stop: cli says what was kept
     github_overrides = {
         key: value for key, value in (("branch", args.branch), ("api_url", args.github_url)) if value is not None
     }
     settings = settings_from_args(args, timezone=args.tz, github=github_overrides or None)
+    stopping.set_grace(settings.stop_grace_seconds)
     zone = settings.zone
     default_days = settings.github.default_days
     now = datetime.now(UTC)
@@ -125,7 +128,7 @@ def _run_one(args: argparse.Namespace) -> int:
 
 def _releases(source: CommitSource, store: AnalysisStore, settings: DigestSettings, fetched: FetchReport) -> bool:
     """Updates the releases after the fetch and prints what changed; False when they are not up to date."""
-    if fetched.stopped is not None:
+    if fetched.stopped is not None or fetched.interrupted:
         print("releases: not updated (the fetch was stopped); the next run updates them", file=sys.stderr)
         return False
     outcome = releases_after_fetch(source, store, settings)
@@ -184,7 +187,7 @@ def make_source(
         settings=settings.github,
         token=token,
         api_url=api_url,
-        sleep=time.sleep,
+        sleep=stopping.sleep,  # a rate-limit wait ends at a stop signal
         clock=lambda: datetime.now(UTC),
         collect_patches=collect_patches,
     )

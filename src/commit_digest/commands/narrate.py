@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from commit_digest import stopping
 from commit_digest.commands.common import (
     add_common_options,
     add_llm_options,
@@ -83,6 +84,7 @@ def week_request(args: argparse.Namespace) -> WeekRequest:
 
 def run_narrate(args: argparse.Namespace) -> int:
     settings = site_settings_from_args(args, llm=llm_overrides(args))
+    stopping.set_grace(settings.stop_grace_seconds)
     request = week_request(args)
     if not os.environ.get("OPENAI_API_KEY"):
         raise InputError(

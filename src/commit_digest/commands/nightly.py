@@ -12,6 +12,12 @@ ends the night there (exit 2), before anything is paid for or saved over it. Exi
 complete; 1: partial (published, but something is pending and the next night retries it); 2:
 nothing could be published — the restore did not complete, the build failed, or the site passes
 its ``site_size_limit`` (then the published site stays the previous one).
+
+A stop signal (SIGTERM, SIGINT) starts no new step and no new request: the requests in flight
+land and are stored, the save step still runs (so the durable form holds every answer paid for),
+and the night ends there, without build or notify (the next night does them); a signal during the
+build cuts it (the published site stays the previous one), and one during notify lets the post in
+flight finish. Exit status 143 or 130 (``cli``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 
 from rich.console import Console
 
+from commit_digest import stopping
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
@@ -115,6 +122,7 @@ def run_locked_night(args: argparse.Namespace) -> int:
 
 def run_nightly(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    stopping.set_grace(settings.stop_grace_seconds)
     console = Console(stderr=True)
     night = NightReport()
     durable_dir = args.durable_dir.resolve()
@@ -156,7 +164,11 @@ def run_nightly(args: argparse.Namespace) -> int:
         site = site_settings_from_args(args)
         _step(night, console, "narrate", lambda report: _narrate(store, site, args.offline, report))
         saved = _step(night, console, "save", lambda report: _save(store, durable_dir, patterns, args.prune, report))
-    built = _step(night, console, "build", lambda report: _build(args, settings, report))
+    if stopping.stop_requested():
+        print_lines(console, ["nightly: the night ends after the save; the next night builds and notifies"])
+        return EXIT_PARTIAL
+    with stopping.interruptible():
+        built = _step(night, console, "build", lambda report: _build(args, settings, report))
     # What is sent is recorded in the durable form: not where it cannot be saved.
     if built and saved and settings.notify:
         _step(night, console, "notify", lambda report: _notify(args, durable_dir, report))
@@ -171,7 +183,17 @@ def run_nightly(args: argparse.Namespace) -> int:
 
 
 def _step(night: NightReport, console: Console, name: str, body: Callable[[StepReport], None]) -> bool:
-    """Runs one step; its domain errors mark it failed and the night goes on."""
+    """Runs one step; its domain errors mark it failed and the night goes on. After a stop signal
+    only the save runs, and the end of the grace does not cut it (a second signal does)."""
+    if stopping.stop_requested() and name != "save":
+        return False
+    if name == "save":
+        with stopping.shielded():
+            return _run_step(night, console, name, body)
+    return _run_step(night, console, name, body)
+
+
+def _run_step(night: NightReport, console: Console, name: str, body: Callable[[StepReport], None]) -> bool:
     report = StepReport(name)
     started = time.perf_counter()
     try:

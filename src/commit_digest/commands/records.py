@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,8 @@ def run_export(args: argparse.Namespace) -> int:
     with open_store(settings) as store:
         records = list(store.records(args.repo))
     if args.output is None:
+        # Data, not text for a terminal: UTF-8 whatever the locale says (LANG=C, PYTHONIOENCODING).
+        _reconfigure_stdout(encoding="utf-8")
         write_records(records, sys.stdout)
         return 0
     temporary = args.output.with_name(args.output.name + ".partial")
@@ -94,5 +97,14 @@ def run_show(args: argparse.Namespace) -> int:
         shas = ", ".join(record.commit.sha[:12] for record in found[:5])
         raise InputError(f"{args.sha!r} is ambiguous: {len(found)} commits match ({shas}…); give more digits")
     record = found[0]
+    # For a terminal: what its encoding cannot show (a Chinese name under LANG=C) is shown escaped.
+    _reconfigure_stdout(errors="backslashreplace")
     print(record.model_dump_json(indent=2) if args.json else format_record(record, settings.zone))
     return 0
+
+
+def _reconfigure_stdout(**how: str) -> None:
+    """Sets the encoding or error handling of standard output (a TextIOWrapper: the console's,
+    or a test's capture), flushing what was written before."""
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(**how)  # type: ignore[arg-type]

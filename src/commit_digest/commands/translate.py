@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
+from commit_digest import stopping
 from commit_digest.analysis.runner import Selection
 from commit_digest.commands.common import (
     add_common_options,
@@ -53,6 +54,7 @@ def register(subparsers: Any) -> None:
 
 def run_translate(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, llm=llm_overrides(args))
+    stopping.set_grace(settings.stop_grace_seconds)
     languages = (args.language,) if args.language else settings.languages
     selection = Selection(
         zone=settings.zone, repository=settings.repository, since=args.since, until=args.until, limit=args.limit

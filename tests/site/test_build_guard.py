@@ -107,11 +107,20 @@ def test_a_missing_store_is_refused_and_the_site_kept(project: Path, store: str)
     line = one_line(refused)
     assert str(project / store) in line and "--cache" in line
     if store == "cahce":
-        assert f"shows {SAMPLE}" in line and "--allow-shrink" in line
+        assert f"it shows {SAMPLE} commits" in line and "--allow-shrink" in line
     assert snapshot(project / "site") == before
     assert not (project / "cahce").exists()
     assert (project / "a-file").read_text(encoding="utf-8") == "not a store"
     assert not [path.name for path in project.iterdir() if path.name.startswith(".site.")]
+
+
+def test_a_missing_store_builds_no_first_site_either(project: Path) -> None:
+    """A typo on the very first build would publish a site of no commits: refused too."""
+    refused = run(project, "--cache", "cahce", "--site-dir", "first-site")
+    assert refused.returncode == 2
+    line = one_line(refused)
+    assert f"the store {project / 'cahce'} does not exist: nothing built into {project / 'first-site'}" in line
+    assert not (project / "first-site").exists() and not (project / "cahce").exists()
 
 
 def test_a_far_smaller_store_is_refused_unless_meant(project: Path) -> None:
@@ -124,7 +133,7 @@ def test_a_far_smaller_store_is_refused_unless_meant(project: Path) -> None:
     assert refused.returncode == 2
     line = one_line(refused)
     assert f"the store {project / 'small'} holds {few} commits" in line
-    assert f"shows {SAMPLE}" in line and "--allow-shrink" in line
+    assert f"shows {SAMPLE} commits" in line and "--allow-shrink" in line
     assert snapshot(project / "site") == before
 
     meant = run(project, "--cache", "small", "--site-dir", "site", "--allow-shrink")

@@ -48,10 +48,25 @@ def check_store(store: Path, stored: int | None, published: int, site: Path, *, 
             f"the store {store} is a file, not a store folder: not built, {site} is unchanged; "
             "check --cache (or cache_dir of mkdocs.yml)"
         )
-    if published == 0 or (stored is not None and stored >= published * SHRINK_SHARE):
+    if stored is None:
+        # A typo'd --cache or cache_dir: even a first build would publish a site of no commits.
+        outcome = (
+            f"nothing built, {site} is unchanged (it shows {_commits(published)})"
+            if published
+            else f"nothing built into {site}"
+        )
+        raise SiteShrinkError(
+            f"the store {store} does not exist: {outcome}; check --cache (or cache_dir of mkdocs.yml, "
+            "or restore the store), or pass --allow-shrink to publish a site without it"
+        )
+    if published == 0 or stored >= published * SHRINK_SHARE:
         return
-    holds = "does not exist" if stored is None else f"holds {stored} commit{'' if stored == 1 else 's'}"
     raise SiteShrinkError(
-        f"the store {store} {holds} and the published site {site} shows {published}: not built, "
+        f"the store {store} holds {_commits(stored)} and the published site {site} shows {_commits(published)}: "
+        "not built, "
         f"{site} is unchanged; check --cache (or restore the store), or pass --allow-shrink to publish it anyway"
     )
+
+
+def _commits(count: int) -> str:
+    return f"{count} commit{'' if count == 1 else 's'}"

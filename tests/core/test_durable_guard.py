@@ -116,6 +116,7 @@ def test_save_notifications_refuses_to_shrink_the_ledger(tmp_path: Path) -> None
     ("damage", "said"),
     [
         ("cut", f"{FEBRUARY}: cut mid-line (10 lines where the manifest lists 10 records"),
+        ("cut in a character", f"{FEBRUARY}: cut mid-line (10 lines where the manifest lists 10 records"),
         ("line removed", f"{FEBRUARY}: changed (9 lines where the manifest lists 10 records"),
         ("file deleted", f"{FEBRUARY}: missing (10 records)"),
         ("ledger halved", f"{LEDGER}: changed (6 lines where the manifest lists 12 records"),
@@ -129,6 +130,8 @@ def test_restore_names_each_damaged_file_changes_nothing_and_partial_restores_th
     month, ledger = durable / FEBRUARY, durable / LEDGER
     if damage == "cut":
         month.write_bytes(month.read_bytes()[:-40])
+    elif damage == "cut in a character":  # bytes cut inside a character: the file is no longer UTF-8
+        month.write_bytes(month.read_bytes()[:-40] + "中".encode()[:2])
     elif damage == "line removed":
         month.write_text("".join(month.read_text().splitlines(keepends=True)[1:]))
     elif damage == "file deleted":
@@ -146,9 +149,12 @@ def test_restore_names_each_damaged_file_changes_nothing_and_partial_restores_th
         result = restore_durable(fresh, durable, partial=True)
         assert len(result.left_out) == 1 and said in result.left_out[0]
         # A damaged file's valid lines are restored: only the cut or removed line is missing.
-        assert len(fresh) == {"cut": 19, "line removed": 19, "file deleted": 10}.get(damage, 20)
-        if damage in ("cut", "line removed"):
-            assert result.left_out[0].endswith(f": its 9 valid lines restored, {int(damage == 'cut')} left out")
+        assert len(fresh) == {"cut": 19, "cut in a character": 19, "line removed": 19, "file deleted": 10}.get(
+            damage, 20
+        )
+        if damage in ("cut", "cut in a character", "line removed"):
+            left = int(damage != "line removed")
+            assert result.left_out[0].endswith(f": its 9 valid lines restored, {left} left out")
         if damage == "ledger halved":
             assert len(list(NotificationLedger(fresh).deliveries())) == 6
         # Not noted as matching: the next restore checks and merges again.

@@ -158,7 +158,8 @@ def run_each_repository(
 def print_lines(console: Console, lines: list[str]) -> None:
     """Report lines as written: commit text and paths in them are never read as rich markup."""
     for line in lines:
-        console.print(line, markup=False, highlight=False)
+        # soft_wrap: a report line stays one line in a log, whatever width rich guesses for it.
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def open_store(settings: DigestSettings) -> AnalysisStore:

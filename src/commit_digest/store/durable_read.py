@@ -13,9 +13,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from commit_digest.errors import InputError
 from commit_digest.meaning.releases import Release
 from commit_digest.models import CommitRecord
-from commit_digest.store.exchange import InputProblems, input_lines, read_all_records
+from commit_digest.store.exchange import InputProblems, bounded_lines, input_lines, read_all_records
 from commit_digest.store.narratives import WeekNarrative
 from commit_digest.store.notification_ledger import NOTIFICATIONS_DIR, Delivery, read_all_deliveries
 
@@ -62,14 +63,18 @@ class ParsedFiles:
         found: list[BaseModel] = []
         skipped = 0
         problems = InputProblems()  # a line past the bound ends the reading: what came before is kept
-        with input_lines(path, source=str(path), problems=problems) as lines:
-            for line in lines:
-                if not line.strip():
-                    continue
-                try:
-                    found.append(model.model_validate_json(line))
-                except ValidationError:
-                    skipped += 1
+        try:
+            # A file cut mid-line may end inside a character: only the lines that are text count.
+            with path.open(encoding="utf-8", errors="surrogateescape") as stream:
+                for line in bounded_lines(stream, source=str(path), problems=problems):
+                    if not line.strip():
+                        continue
+                    try:
+                        found.append(model.model_validate_json(line.encode("utf-8")))
+                    except (ValidationError, UnicodeEncodeError):
+                        skipped += 1
+        except OSError as error:
+            raise InputError(f"cannot read {path}: {error.strerror}") from error
         if kind == NARRATIVES:
             self.narratives.extend(item for item in found if isinstance(item, WeekNarrative))
         elif kind == RELEASES:

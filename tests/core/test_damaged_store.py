@@ -14,6 +14,7 @@ from commit_digest.models import CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import save_durable
 from tests.core.test_store import analysis
+from tests.disks import fill_disk, mounted
 from tests.factories import make_commit
 
 
@@ -91,3 +92,14 @@ def test_a_lost_value_file_never_reaches_the_durable_form_and_restore_brings_it_
     assert "restored 5 records" in capsys.readouterr().out
     with AnalysisStore(cache) as store:
         assert sorted(store.records(), key=lambda record: record.commit.sha) == records
+
+
+def test_a_store_on_a_full_disk_is_one_line_saying_to_make_room(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with mounted(tmp_path / "disk", "size=256k") as disk:
+        fill_disk(disk)
+        status = main(["export", "--cache", str(disk / "cache")])
+    said = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(said) == 1, said
+    assert "disk is full" in said[0] and "free space on its disk" in said[0] and str(disk / "cache") in said[0]

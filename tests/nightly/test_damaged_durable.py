@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -25,6 +24,7 @@ from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import restore_durable
 from commit_digest.store.notification_ledger import Delivery, NotificationLedger
 from tests.core.test_store import analysis
+from tests.disks import fill_disk, mounted
 from tests.factories import make_commit
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 
@@ -237,31 +237,6 @@ def test_a_path_that_is_a_file_is_one_line(
 # -- full and read-only disks ----------------------------------------------------------------
 
 
-@contextmanager
-def _mounted(path: Path, options: str, source: str = "tmpfs") -> Iterator[Path]:
-    """A tmpfs (or a bind mount) at ``path``; skips the test where mounting is not permitted."""
-    path.mkdir(parents=True, exist_ok=True)
-    kind = [] if source != "tmpfs" else ["-t", "tmpfs"]
-    mounted = subprocess.run(["mount", *kind, "-o", options, source, str(path)], capture_output=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount here: {mounted.stderr.decode().strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
-
-
-def _fill_disk(folder: Path, *, room: int = 0) -> Path:
-    """Writes a file until the disk is full, then gives ``room`` bytes back; remove it to make room again."""
-    filler = folder / "filler"
-    with suppress(OSError), filler.open("wb") as writer:
-        while True:
-            writer.write(b"\0" * 4096)
-            writer.flush()
-    os.truncate(filler, max(0, filler.stat().st_size - room))
-    return filler
-
-
 def _reference(clean: Clean, tmp_path: Path) -> tuple[bytes, dict[str, bytes]]:
     """A clean night's export and durable files after 20 new commits: what a fixed night must give."""
     cache, durable = tmp_path / "reference-cache", tmp_path / "reference-data"
@@ -281,10 +256,10 @@ def test_a_full_disk_under_the_durable_form_fails_the_save_in_one_line_and_keeps
     shutil.copytree(clean.cache, cache)
     with AnalysisStore(cache) as store:
         store.merge_all(_records(range(100, 120), analysed=False))
-    with _mounted(tmp_path / "disk", "size=1m") as disk:
+    with mounted(tmp_path / "disk", "size=1m") as disk:
         durable = disk / "data"
         shutil.copytree(clean.root / "data", durable)
-        filler = _fill_disk(disk)
+        filler = fill_disk(disk)
         capsys.readouterr()
         assert clean.night(cache, durable, site) == 1  # published from the store; the save is pending
         error = capsys.readouterr().err
@@ -303,13 +278,13 @@ def test_a_full_cache_stops_the_analyses_at_the_first_failed_write_in_one_line(c
     export, saved = _reference(clean, tmp_path)
     durable, site = tmp_path / "data", tmp_path / "site"
     shutil.copytree(clean.root / "data", durable)
-    with _mounted(tmp_path / "disk", "size=4m") as disk:
+    with mounted(tmp_path / "disk", "size=4m") as disk:
         cache = disk / "cache"
         shutil.copytree(clean.cache, cache)
         with AnalysisStore(cache) as store:
             store.merge_all(_records(range(100, 120), analysed=False))
         # Room to open the store (SQLite writes when it opens), none for the analyses.
-        filler = _fill_disk(disk, room=256 * 1024)
+        filler = fill_disk(disk, room=256 * 1024)
         # In a process of its own: the build the full disk may abort leaves mkdocs-gen-files'
         # temporary folder to the garbage collector, whose warning is that process's, not a test's.
         done = subprocess.run(
@@ -337,7 +312,7 @@ def test_a_read_only_durable_folder_stops_the_night_before_anything_is_paid(
     durable, cache, site = tmp_path / "data", tmp_path / "cache", tmp_path / "site"
     shutil.copytree(clean.root / "data", durable)
     shutil.copytree(clean.cache, cache)
-    with _mounted(tmp_path / "read-only", "bind", source=str(durable)) as read_only:
+    with mounted(tmp_path / "read-only", "bind", source=str(durable)) as read_only:
         remounted = subprocess.run(["mount", "-o", "remount,ro,bind", str(read_only)], check=False)
         if remounted.returncode != 0:
             pytest.skip("cannot remount read-only here")
@@ -390,14 +365,14 @@ def test_a_full_cache_stops_llm_analyses_before_they_are_paid_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no mkdocs.yml: the defaults
-    with FakeOpenAIServer() as server, _mounted(tmp_path / "disk", "size=4m") as disk:
+    with FakeOpenAIServer() as server, mounted(tmp_path / "disk", "size=4m") as disk:
         server.responder = analysis_responder()
         monkeypatch.setenv("OPENAI_API_KEY", "sk-full-cache-test-0123456789")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         cache = disk / "cache"
         with AnalysisStore(cache) as store:
             store.merge_all(_records(range(100, 140), analysed=False))
-        filler = _fill_disk(disk, room=256 * 1024)
+        filler = fill_disk(disk, room=256 * 1024)
         # In a process of its own, as a night is: the claims it could not give back lapse with it.
         done = subprocess.run(
             [sys.executable, "-m", "commit_digest.cli", "analyze", "--cache", str(cache), "--concurrency", "4"],

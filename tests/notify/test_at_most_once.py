@@ -31,6 +31,8 @@ from commit_digest.notify.idempotency import IDEMPOTENCY_HEADER, idempotency_key
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import save_durable
 from commit_digest.store.notification_ledger import NotificationLedger
+from tests.disks import fill_disk, mount_tmpfs
+from tests.disks import unmount as unmount_folder
 from tests.notify.conftest import SITE_URL, UNANSWERED, WebhookServer, day_records, ok, write_project
 from tests.notify.mail_server import Inbox, smtp_server
 from tests.site.conftest import PROJECT
@@ -256,18 +258,12 @@ def test_a_post_never_answered_is_not_sent_again_and_stays_reported(
     assert len(server.received(HOOK)) == 1 and len(server.received(SLACK)) == 1
 
 
-def _mount_tmpfs(folder: Path, size: str) -> bool:
-    folder.mkdir(exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True)
-    return mounted.returncode == 0
-
-
 @pytest.fixture
 def unmount() -> Iterator[list[Path]]:
     mounted: list[Path] = []
     yield mounted
     for folder in mounted:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
+        unmount_folder(folder)
 
 
 def _unwritable(root: Path, how: str, mounted: list[Path]) -> None:
@@ -281,7 +277,7 @@ def _unwritable(root: Path, how: str, mounted: list[Path]) -> None:
         data.write_text("not a folder\n")
         return
     shutil.rmtree(data)
-    if not _mount_tmpfs(data, "256k"):
+    if not mount_tmpfs(data, "256k"):
         pytest.skip("mounting a tmpfs is not permitted here")
     mounted.append(data)
     with AnalysisStore(root / "cache") as store:
@@ -289,16 +285,7 @@ def _unwritable(root: Path, how: str, mounted: list[Path]) -> None:
     if how == "read-only":
         subprocess.run(["mount", "-o", "remount,ro", str(data)], check=True)
         return
-    _fill(data)
-
-
-def _fill(folder: Path) -> None:
-    try:
-        with (folder / "filler").open("wb", buffering=0) as filler:
-            while True:
-                filler.write(b"\0" * 4096)
-    except OSError:
-        pass  # the disk is full
+    fill_disk(data)
 
 
 REMEDIES = {
@@ -330,11 +317,11 @@ def test_a_full_disk_under_the_store_posts_nothing_and_says_so_in_one_line(
 ) -> None:
     cache = project / "cache"
     shutil.move(cache, project / "cache-before")
-    if not _mount_tmpfs(cache, "1m"):
+    if not mount_tmpfs(cache, "1m"):
         pytest.skip("mounting a tmpfs is not permitted here")
     unmount.append(cache)
     shutil.copytree(project / "cache-before", cache, dirs_exist_ok=True)
-    _fill(cache)
+    fill_disk(cache)
     status, said = _notify(project, capsys)
     assert status == 2 and len(said) == 1 and str(cache) in said[0], said
     assert server.received(SLACK) == [] and server.received(HOOK) == []
@@ -348,7 +335,7 @@ def test_a_delivery_the_durable_form_could_not_take_is_written_there_by_the_next
     day = _day().isoformat()
     data = project / "data"
     shutil.rmtree(data)
-    if not _mount_tmpfs(data, "1m"):
+    if not mount_tmpfs(data, "1m"):
         pytest.skip("mounting a tmpfs is not permitted here")
     unmount.append(data)
     with AnalysisStore(project / "cache") as store:

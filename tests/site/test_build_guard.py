@@ -21,6 +21,7 @@ import yaml
 from commit_digest.site.build import swap
 from commit_digest.site.build.builder_lock import holding, site_lock
 from commit_digest.store.analysis_store import AnalysisStore
+from tests.disks import mount_tmpfs, unmount
 from tests.site.conftest import PROJECT, project_config
 from tests.site.factories import sample_records
 
@@ -177,20 +178,15 @@ def mount(tmp_path: Path) -> Iterator[Callable[[Path, str], None]]:
     mounted: list[Path] = []
 
     def mount_at(folder: Path, size: str) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True, check=False
-        )
-        if done.returncode != 0:
-            pytest.skip(f"mounting a tmpfs is not permitted here: {done.stderr.decode(errors='replace').strip()}")
+        if not mount_tmpfs(folder, size):
+            pytest.skip("mounting a tmpfs is not permitted here")
         mounted.append(folder)
 
     if shutil.which("mount") is None:
         pytest.skip("no mount command")
     yield mount_at
     for folder in reversed(mounted):
-        # Lazily: the previous site's background removal may still hold a folder in it open.
-        subprocess.run(["umount", "-l", str(folder)], check=False)
+        unmount(folder)
 
 
 def test_a_mount_point_as_site_folder_is_published_into(project: Path, mount: Callable[[Path, str], None]) -> None:

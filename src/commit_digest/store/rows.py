@@ -10,6 +10,7 @@ holds it, is ``analysis_store``'s business: this module is the diskcache edge, a
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import uuid
@@ -241,6 +242,13 @@ class StoreRows:
         damaged = type(error) is sqlite3.DatabaseError or any(
             sign in text for sign in ("malformed", "not a database", "file is encrypted")
         )
+        full = isinstance(error, sqlite3.OperationalError) and "disk is full" in text
+        full = full or (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT))
+        if full:
+            return StoreError(
+                f"{what} at {self.directory}: {text}; free space on its disk (or move the store with --cache): "
+                "what is stored is kept"
+            )
         if not damaged:
             return StoreError(f"{what} at {self.directory}: {text}")
         return self.damaged(what, self._database, text)

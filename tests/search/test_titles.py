@@ -31,7 +31,9 @@ def test_a_token_is_worth_more_in_a_short_title_or_said_twice() -> None:
     short = token_classes("[ROCm] Fix loader", 1, "abcdef012345")
     long = token_classes("[Core] Fix the scheduler preemption on many busy hosts", None, "0123456789ab")
     twice = token_classes("[ROCm] Fix the scheduler preemption on ROCm hosts", None, "0123456789ab")
-    assert short["rocm"] == 2 and long["fix"] == 0 and twice["rocm"] == 3 and twice["fix"] == 0
+    all_about = token_classes("[ROCm] Fix ROCm wheels", None, "0123456789ab")
+    assert short["rocm"] == 2 and long["fix"] == 0 and twice["fix"] == 1
+    assert all_about["rocm"] == 3 and twice["rocm"] == 2
     assert short[PULL_REQUEST_GRAM + "1"] == 3 and short[SHA_TOKEN + "abcdef0"] == 3
     assert PULL_REQUEST_GRAM + "0" not in long
 

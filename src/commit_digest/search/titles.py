@@ -39,9 +39,11 @@ TITLE_MARK = "\x01t"  # + a title token: in the partitions' filters
 TITLE_SHARD_BYTES = 4 * 1024  # a title shard of about this size; the count is a power of two
 MAX_TITLE_SHARDS = 1024
 TITLES_FILE = "titles.bin"  # in each partition's folder
-# The class of a token in a title: 3 when the title says it twice or is little else, then by how
-# many tokens the title has (a short title holding the word is more about it: BM25's length norm).
-SHORT_TITLE, MEDIUM_TITLE = 4, 6
+# The class of a token in a title (0 to 3): its BM25 weight in the title (how often the title says
+# it, against how long the title is), cut at these floors. "[ROCm] Fix ROCm wheels" is 3, a title
+# of eight words saying it once is 1, a longer one 0.
+BM25_K1, BM25_B, AVERAGE_TITLE = 1.2, 0.75, 8
+CLASS_FLOORS = (1.0, 1.25, 1.5)
 
 
 def title_tokens(title: str) -> list[str]:
@@ -60,18 +62,11 @@ def token_classes(title: str, pull_request: int | None, sha12: str) -> dict[str,
     """Each token of a commit's title with its class (0 to 3), and its pull request and sha
     tokens (class 3: a commit's own number is all about it)."""
     tokens = title_tokens(title)
-    counts = Counter(tokens)
-    length = len(tokens)
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * len(tokens) / AVERAGE_TITLE)
     classes: dict[str, int] = {}
-    for token, count in counts.items():
-        if count > 1 or length <= 2:
-            classes[token] = 3
-        elif length <= SHORT_TITLE:
-            classes[token] = 2
-        elif length <= MEDIUM_TITLE:
-            classes[token] = 1
-        else:
-            classes[token] = 0
+    for token, count in Counter(tokens).items():
+        weight = count * (BM25_K1 + 1) / (count + norm)
+        classes[token] = sum(weight >= floor for floor in CLASS_FLOORS)
     if pull_request:
         classes[PULL_REQUEST_GRAM + str(pull_request)] = 3
     classes[SHA_TOKEN + sha12[:SHA_DIGITS]] = 3

@@ -26,8 +26,8 @@
   var BOOST_ITEM = 1000; // the sha or pull request asked for
   var BOOST_TITLE = 500; // the whole title typed (with or without its tags and "(#123)")
   var BOOST_PHRASE_TITLE = 50; // the query as typed, inside the title
-  // A title token's class (titles.token_classes): the title says it twice or is little else (3)
-  // down to a long title that mentions it (0). Their spread stays under the step between a word
+  // A title token's class (titles.token_classes): its BM25 weight in the title, from a short
+  // title that says it twice (3) down to a long title that mentions it once (0). Their spread stays under the step between a word
   // typed, its synonym and a narrower word (1, 0.8, 0.6): the words decide first.
   var TITLE_CLASS_WEIGHTS = [1, 1.05, 1.1, 1.2];
   var SHA_TOKEN = "\u0001s";
@@ -291,6 +291,9 @@
     this.titlesRead = false;
     this.titled = new Set(); // "position:id" of the title matches, which the partitions skip
     this.itemFound = false; // a title match by its sha or pull request: the first page is it
+    // The header box's few results: when some titles hold every word, they are its answer (they
+    // rank above every other match, which would cost the partitions' shards to find).
+    this.titlesSuffice = false;
     this.phrase = normalisedText(query);
     // The words to mark in a result: each run of what was typed ("fp8量化" marks fp8 and 量化),
     // and each synonym as a whole ("draft model", not every "model").
@@ -527,7 +530,9 @@
     var self = this;
     if (!self.titlesRead) return self.readTitles().then(function () { return self.find(count); });
     if (self.done() || (self.itemFound && !self.wantMore)) return Promise.resolve();
-    if (self.matches.length > count) return Promise.resolve();
+    if (self.matches.length > count || (self.titlesSuffice && self.matches.length && !self.wantMore)) {
+      return Promise.resolve();
+    }
     var position = 0;
     while (self.read.has(position)) position++;
     return self.readPartition(position).then(function () { return self.find(count); });
@@ -647,14 +652,16 @@
   root.digestSearchFirst = function (query, count) {
     return loadIndex().then(function (index) {
       var search = new Search(index, query, {});
+      search.titlesSuffice = true;
       if (search.empty()) return { results: [], more: false };
       return search.nextPage(count).then(function (page) {
         return {
           results: page.map(function (match) {
             return { url: commitUrl(index.manifest, match.row), title: match.row[1], day: match.row[2] };
           }),
-          more: search.matches.length > count,
+          more: search.matches.length > count || !search.done(),
           needles: search.needles,
+          bytes: search.bytes, // downloaded for these results, manifest included (the benchmark)
         };
       });
     });

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.search_recall --site site/ --cache cache/ [--repo OWNER/NAME] [--term T]
     .venv/bin/python -m benchmarks.search_recall --synthetic 15000 [--keep DIR] [--term T]
+    .venv/bin/python -m benchmarks.search_recall --synthetic 6000 --against-pagefind
 
 The first form measures a built site and the store it was built from; the second fills a store
 with N synthetic commits (benchmarks/synthetic.py), builds the project's site from it
@@ -25,6 +26,11 @@ excerpts), then every match, ranked.
 - Topics (unless ``--term``): the first five results of ROCm, fused_moe, 量化 and 推测解码 with their
   days, to show how relevance and recency order them.
 - No-hit queries (unless ``--term``): nonsense the filter files should rule out everywhere.
+
+``--against-pagefind`` also indexes the site's commit pages with Pagefind 1.5.2 (installed with
+pip when missing: benchmarks/pagefind_client.py) and prints both engines side by side: index on
+disk, code, bytes until the first five results, known items in the top 3, and recall of the exact
+terms and of synonym queries, both judged against the commit pages' own text.
 
 The summary gives the median and largest bytes until the first results, and compares the figures
 with issue 15's limits: recall of Chinese and of English terms >= 95%, the search page's first
@@ -60,6 +66,8 @@ CHINESE_TERMS = (
 )  # fmt: skip
 ENGLISH_TERMS = ("FlashInfer", "fused_moe", "MI300")
 NO_HIT_QUERIES = ("quokkaplatypus", "鸭嘴兽量子", "zzqx 不存在的词")
+# Each query of a group should find the pages holding any of the group's words (--against-pagefind).
+SYNONYM_GROUPS = (("投机解码", "推测解码", "speculative decoding"), ("注意力", "attention"), ("量化", "quantization"))
 # Topics whose first results show how relevance and recency share the order.
 TOPICS = ("ROCm", "fused_moe", "量化", "推测解码")
 SHA, PULL_REQUEST, TITLE, BARE_TITLE, UNTAGGED_TITLE, WORDS = (
@@ -432,6 +440,9 @@ def main() -> None:
         action="append",
         help="measure this term (repeatable) instead of the built-in 23, known items, no-hits",
     )
+    parser.add_argument(
+        "--against-pagefind", action="store_true", help="also index the site with Pagefind 1.5.2 and compare"
+    )
     args = parser.parse_args()
     if args.synthetic is None and (args.site is None or args.cache is None):
         parser.error("give --site and --cache, or --synthetic N")
@@ -440,13 +451,21 @@ def main() -> None:
         terms = args.term or [*CHINESE_TERMS, *ENGLISH_TERMS]
         items = [] if args.term else known_items(archive.commits, archive.texts, SAMPLE_SIZE, SAMPLE_SEED)
         no_hits = [] if args.term else list(NO_HIT_QUERIES)
+        extra = [query for group in SYNONYM_GROUPS for query in group] if args.against_pagefind else []
         with open_client(site) as client:
-            runs = {term: client.run(term) for term in dict.fromkeys([*terms, *([] if args.term else TOPICS)])}
+            queries = dict.fromkeys([*terms, *([] if args.term else TOPICS), *extra, *no_hits])
+            runs = {query: client.run(query) for query in queries}
             term_results = [term_result(runs[term], archive.texts) for term in terms]
-            known = [known_item_result(item, client.run(item.query)) for item in items]
-            no_hit_runs = [client.run(query) for query in no_hits]
-    topics = [] if args.term else [runs[topic] for topic in TOPICS]
-    report(len(archive.texts), term_results, known, no_hit_runs, topics)
+            known_runs = {item.query: client.run(item.query) for item in items}
+            known = [known_item_result(item, known_runs[item.query]) for item in items]
+            no_hit_runs = [runs[query] for query in no_hits]
+        topics = [] if args.term else [runs[topic] for topic in TOPICS]
+        report(len(archive.texts), term_results, known, no_hit_runs, topics)
+        if args.against_pagefind:
+            from benchmarks.search_versus_pagefind import against_pagefind
+
+            measured = {**{query: runs[query] for query in [*terms, *no_hits]}, **known_runs}
+            against_pagefind(site, {**measured, **{query: runs[query] for query in extra}}, known)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """The site's own search client, driven in headless chromium: what one query finds and downloads.
 
 Every query runs in a fresh context of Debian's chromium (Playwright, never ``playwright
-install``): the search page is opened with ``?q=query``, the bytes the client fetched until the
-first results showed are read from the page, then the client is asked for every match, ranked
+install``): the search page is opened with ``?q=query`` and the bytes the client fetched until
+its first page of results showed (20, with excerpts) are read from the page; then the header
+box's call, ``digestSearchFirst(query, 5)``, gives the first results and the bytes they take
+from a cold start (manifest included); then the client is asked for every match, ranked
 (``window.digestSearch``), its fetches queued so that chromium never refuses them. A query that
 fails raises QueryFailed naming the requests that failed and why, so a benchmark can print it and
 go on. Separate from benchmarks/search_recall.py, which
@@ -11,6 +13,7 @@ judges recall and ranking, because benchmarks/scale.py needs only the download f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +25,8 @@ from benchmarks.browser import CHROMIUM_FLAGS, chromium_path, serve
 
 FLAGS = list(CHROMIUM_FLAGS)
 FIRST_RESULTS_TIMEOUT_MS = 120_000  # the first results of a common term at 50,000 commits, cold
+FIRST_RESULTS = 5  # the header box's first results (digestSearchFirst)
+_SHA = re.compile(r"/([0-9a-f]{12})(?:/|\.html)")
 SHOWN_FAILURES = 5  # failed requests a QueryFailed names
 PARALLEL_FETCHES = 64  # a page's fetches in flight at once (see _FETCH_QUEUE)
 
@@ -32,8 +37,10 @@ class QueryRun:
 
     query: str
     ids: tuple[str, ...]  # the 12-digit shas of every match, best first
-    first_page_bytes: int  # fetched until the first results showed (manifest, filters, shards, rows)
+    first_page_bytes: int  # fetched until the search page's first 20 results showed, with excerpts
     all_bytes: int  # fetched to list and rank every match
+    first: tuple[tuple[str, str, str], ...] = ()  # digestSearchFirst(query, 5): (sha12, day, title)
+    first_bytes: int = 0  # fetched for those five results from a cold start, manifest included
 
 
 class QueryFailed(Exception):
@@ -97,13 +104,20 @@ class Client:
             page.on("requestfailed", lambda request: failed.append(f"{request.url} ({request.failure})"))
             page.goto(self.url + "search/?q=" + quote(query))
             page.wait_for_function(_WAIT, arg=query, timeout=FIRST_RESULTS_TIMEOUT_MS)
-            first_bytes = int(page.get_attribute("#digest-search-results", "data-bytes") or 0)
+            page_bytes = int(page.get_attribute("#digest-search-results", "data-bytes") or 0)
+            # Each call counts every file its own search reads, as a cold client would fetch it.
+            first = page.evaluate(f"(query) => digestSearchFirst(query, {FIRST_RESULTS})", query)
             everything = page.evaluate("(query) => digestSearch(query, {})", query)
         except Error as error:
             raise QueryFailed(query, error.message.splitlines()[0], failed) from error
         finally:
             context.close()
-        return QueryRun(query, tuple(everything["ids"]), first_bytes, int(everything["bytes"]))
+        shown = tuple(
+            (_SHA.search(result["url"]).group(1), result["day"], result["title"]) for result in first["results"]
+        )
+        return QueryRun(
+            query, tuple(everything["ids"]), page_bytes, int(everything["bytes"]), shown, int(first.get("bytes", 0))
+        )
 
 
 @contextmanager

@@ -130,6 +130,12 @@ def test_a_partition_is_built_from_a_stream_of_its_documents(
         for chunk in range(-(-len(held) // CHUNK_SIZE))
         for row in json.loads(files_by_path[f"{part_id}/d/{chunk}.json"])
     ]
+    excerpts = [
+        text
+        for chunk in range(-(-len(held) // CHUNK_SIZE))
+        for text in json.loads(files_by_path[f"{part_id}/e/{chunk}.json"])
+    ]
+    rows = [[*row[:8], excerpt, *row[9:]] for row, excerpt in zip(rows, excerpts, strict=True)]
     assert rows == [json.loads(json.dumps(document.row(), ensure_ascii=False)) for document in held]
     assert info.docs == len(held) == sum(count for _day, count in info.days or [])
     postings = {}
@@ -249,12 +255,25 @@ def test_importance_and_days_filter(built, analysed_sample: list[CommitRecord]) 
     assert set(on_day) < set(high)
 
 
+def chunk_order(path: str) -> tuple[str, int]:
+    folder, _kind, name = path.rsplit("/", 2)
+    return folder, int(name.split(".")[0])
+
+
 def test_rows_hold_the_pull_request_an_excerpt_and_grams_their_best_field(built) -> None:
     files, texts = built
-    rows = [row for path, content in files.items() if "/d/" in path for row in json.loads(content)]
+    rows = [
+        row
+        for path in sorted((path for path in files if "/d/" in path), key=chunk_order)
+        for row in json.loads(files[path])
+    ]
     assert len(rows) == len(texts) and all(len(row) == 10 and row[9] == "" for row in rows)
     sample = next(row for row in rows if row[1].endswith("(#31807)"))
-    assert sample[7] == 31807 and sample[8]
+    assert sample[7] == 31807 and sample[8] == ""  # the excerpt is in the e/ file beside
+    position = [row[0] for row in rows].index(sample[0])
+    excerpt_files = sorted((path for path in files if "/e/" in path), key=chunk_order)
+    excerpts = [text for path in excerpt_files for text in json.loads(files[path])]
+    assert len(excerpts) == len(rows) and excerpts[position]
     assert search(files.__getitem__, "#31807")[0] == sample[0]
     part = json.loads(files[MANIFEST])["partitions"][0]
     assert sum(count for _day, count in part["days"]) == part["docs"]
@@ -262,7 +281,6 @@ def test_rows_hold_the_pull_request_an_excerpt_and_grams_their_best_field(built)
     for path, content in files.items():
         if "/s/" in path:
             shards.update(decode_shard(content))
-    position = [row[0] for row in rows].index(sample[0])
     levels = dict(shards["^ne"])  # "[NemotronH] ..." starts the title
     assert levels.get(position) == 3
 

@@ -26,6 +26,9 @@ pytestmark = pytest.mark.browser
 
 HOSTILE_TITLE = f"缓存 hostile {PAYLOADS[1]}"
 RARE = "zephyrquill"  # a made-up word: in one commit's title, and in a newer commit's body only
+# A commit of an older quarter than the sample's (another partition), whose title's words the
+# sample's newer commits hold all over their text.
+OLD_TITLE = "[Core] Remove prefix caching on CPU (#7001)"
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +47,16 @@ def site(tmp_path_factory: pytest.TempPathFactory, analysed_sample: list[CommitR
         ),
         analysis=ok_analysis(Importance.HIGH),
     )
-    return build_site(tmp_path_factory.mktemp("search-site"), [*analysed_sample, hostile, in_title, in_body])
+    old = CommitRecord(
+        commit=make_commit("old-known", OLD_TITLE, datetime(2025, 5, 2, 9, 0, tzinfo=UTC)),
+        analysis=ok_analysis(Importance.LOW),
+    )
+    about_rocm = CommitRecord(  # a title all about ROCm, months older than the sample's ROCm commits
+        commit=make_commit("old-rocm", "[ROCm] Fix ROCm wheels (#7002)", datetime(2025, 5, 3, 9, 0, tzinfo=UTC)),
+        analysis=ok_analysis(Importance.LOW),
+    )
+    records = [*analysed_sample, hostile, in_title, in_body, old, about_rocm]
+    return build_site(tmp_path_factory.mktemp("search-site"), records)
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +181,10 @@ def test_the_more_button_stays_hidden_until_there_are_more_results(page: Page, s
 def test_known_items_come_first(page: Page, site: BuiltSite, site_url: str) -> None:
     sha = sha_for("search-hostile")
     assert type_query(page, site_url, sha[:8]) == [sha[:12]]  # a prefix pasted from a log
-    assert page.inner_text("#digest-search-status") == "共 1 个结果"
+    # Found through the title index, before any partition is read: other commits' text may
+    # still hold those digits, so the count is a lower bound.
+    assert page.inner_text("#digest-search-status") == "至少 1 个结果"
+    assert ranked(page, sha[:8])[0] == sha[:12]
     assert type_query(page, site_url, sha.upper())[0] == sha[:12]  # a whole sha, any case
     sample = site.page("days/2026-01-15")
     short, title = re.search(r'commits/([0-9a-f]{12})/">([^<]*?\(#\d+\))', sample).group(1, 2)
@@ -182,6 +197,31 @@ def test_known_items_come_first(page: Page, site: BuiltSite, site_url: str) -> N
     nemotron = type_query(page, site_url, "ReplicatedLinear")
     rows = page.locator("#digest-search-results a.digest-search__title").all_inner_texts()
     assert nemotron and "ReplicatedLinear" in rows[0]
+
+
+def test_a_known_item_in_an_old_partition_comes_first_from_the_title_index(page: Page, site_url: str) -> None:
+    page.goto(site_url + "search/")
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    old = sha_for("old-known")[:12]
+    bare = OLD_TITLE.removesuffix(" (#7001)")
+    for query in (OLD_TITLE, bare, bare.removeprefix("[Core] "), "#7001", old[:8], "cpu remove prefix caching"):
+        found = page.evaluate("(query) => digestSearchFirst(query, 5)", query)
+        assert f"/{old}/" in found["results"][0]["url"], (query, found["results"])
+    # The header box's answers took the title index, filters and rows: no partition's shard.
+    assert requested and not [url for url in requested if "/s/" in url]
+    # The search page ranks it first too, and lists every other match after it.
+    assert ranked(page, bare)[0] == old
+    assert type_query(page, site_url, bare)[0] == old
+
+
+def test_a_topic_ranks_by_relevance_first_and_recency_breaks_ties(page: Page, site_url: str) -> None:
+    page.goto(site_url + "search/")
+    first = page.evaluate("digestSearchFirst('rocm', 5)")["results"]
+    # The title most about ROCm is first, however old; the others hold ROCm in their titles too.
+    assert f"/{sha_for('old-rocm')[:12]}/" in first[0]["url"]
+    assert all("rocm" in result["title"].lower() for result in first)
+    assert len({result["day"] for result in first}) > 1
 
 
 def test_title_matches_rank_above_body_matches(page: Page, site_url: str) -> None:

@@ -118,9 +118,7 @@ def search_document(item: SiteCommit, taxonomy: Taxonomy, *, several_repositorie
         change_type=item.change_type or "",
         platforms=platforms,
         subsystems=subsystems,
-        fields=search_fields(
-            item.record, taxonomy, analysis=item.analysis, platforms=platforms, subsystems=subsystems
-        ),
+        fields=search_fields(item.record, taxonomy, analysis=item.analysis, platforms=platforms, subsystems=subsystems),
         pull_request=item.record.commit.pr_number,
         excerpt=excerpt(item.record, item.analysis),
         repository=item.repository if several_repositories else "",

@@ -11,13 +11,18 @@ Layout under the site's ``search/`` folder (``files`` yields paths relative to i
   0 body) and the gaps are between document ids. Ids count from 0 = the partition's newest
   commit, so ascending ids are newest first.
 - ``<partition>/d/<n>.json``: the rows of documents ``n*chunk .. (n+1)*chunk - 1``:
-  ``[sha12, title, day, importance, change type, [platforms], [subsystems], pr, excerpt,
-  repository]`` (the repository is "" on a site of one).
+  ``[sha12, title, day, importance, change type, [platforms], [subsystems], pr, "",
+  repository]`` (the repository is "" on a site of one). The excerpt's place is empty: ranking
+  and the header box need only these, a row is a quarter of its size without it.
+- ``<partition>/e/<n>.json``: the excerpts of the same documents, a list of strings: the search
+  page reads them for the results it shows.
+- ``<partition>/titles.bin`` and ``titles/<shard>.bin``: the title index (``titles``).
 - ``<partition>/filter.bin``: the partition's Bloom filter, in ``FILTER_BUCKETS`` blocks of
   ``filter_bytes`` each (a gram's block is its hash modulo the bucket count).
 - ``filter/<bucket>.bin``: block ``bucket`` of every partition, in manifest order. A query reads
   one small file per gram and learns which partitions may hold it: a partition lacking a gram
-  every alternative needs is never downloaded, so a query with no match costs a few KB.
+  every alternative needs is never downloaded, so a query with no match costs a few KB. The
+  filters hold the partition's title tokens too (``titles.TITLE_MARK`` + token).
 
 A partition is a quarter of the commits' local days. It is built alone, with compact arrays, so
 the peak memory is one quarter's postings however long the archive grows.
@@ -43,12 +48,13 @@ from commit_digest.search.bloom import FILTER_BUCKETS, FILTER_HASHES, FILTER_SEE
 from commit_digest.search.model import SearchDocument
 from commit_digest.search.query import SynonymGroup
 from commit_digest.search.shards import encode_entry, shard_count, shard_name
+from commit_digest.search.titles import TITLE_MARK, TITLES_FILE, TitlePostings, title_files
 from commit_digest.search.tokens import RunGrams, fnv1a
 
 T = TypeVar("T")
 
 MANIFEST = "manifest.json"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 # Documents per row file. Ranked results are spread over a partition, so a page of them reads
 # about one file each: small files keep that page near 20 x 16 rows.
 CHUNK_SIZE = 16
@@ -106,6 +112,7 @@ class IndexedPartition:
     postings: dict[str, array]  # gram -> ``doc_id << 2 | level``, ascending ids
     rows: list[list[object]]  # SearchDocument.row() of each document, newest first
     days: list[list[object]]  # [[day, documents], ...] newest first
+    titles: TitlePostings
 
 
 def index_documents(documents: Iterable[SearchDocument]) -> IndexedPartition:
@@ -116,18 +123,20 @@ def index_documents(documents: Iterable[SearchDocument]) -> IndexedPartition:
     known: RunGrams = {}  # the partition's runs, each cut into grams once
     rows: list[list[object]] = []
     days: list[list[object]] = []
+    titles = TitlePostings()
     for doc_id, document in enumerate(_in_chunks(documents)):
         for level, grams in document.grams_by_level(known):
             posting = doc_id << 2 | level
             for gram in grams:
                 postings[gram].append(posting)
         rows.append(document.row())
+        titles.add(doc_id, document.title, document.pull_request, document.sha12)
         day = document.day.isoformat()
         if days and days[-1][0] == day:
             days[-1][1] = int(days[-1][1]) + 1  # type: ignore[call-overload]
         else:
             days.append([day, 1])
-    return IndexedPartition(postings, rows, days)
+    return IndexedPartition(postings, rows, days, titles)
 
 
 def _in_chunks(documents: Iterable[SearchDocument]) -> Iterator[SearchDocument]:
@@ -142,7 +151,10 @@ def partition_files(part_id: str, indexed: IndexedPartition) -> Iterator[tuple[s
     """The shard, chunk and filter files of one partition (its postings are consumed)."""
     postings = indexed.postings
     hashes = {gram: fnv1a(gram) for gram in postings}  # the filter and the shards both need them
-    yield f"{part_id}/filter.bin", partition_filter(postings, len(postings), hashes)[0]
+    # The title marks join the filter only: no shard holds them.
+    hashes.update((mark, fnv1a(mark)) for mark in (TITLE_MARK + token for token in indexed.titles.tokens()))
+    yield f"{part_id}/filter.bin", partition_filter(hashes, len(hashes), hashes)[0]
+    yield f"{part_id}/{TITLES_FILE}", indexed.titles.encoded()
     entries: list[tuple[int, bytes]] = []
     total = 0
     for gram in sorted(postings):
@@ -159,8 +171,15 @@ def partition_files(part_id: str, indexed: IndexedPartition) -> Iterator[tuple[s
         yield f"{part_id}/s/{shard_name(shard, shards)}.bin", b"".join(parts)
     rows = indexed.rows
     for start in range(0, len(rows), CHUNK_SIZE):
-        text = json.dumps(rows[start : start + CHUNK_SIZE], ensure_ascii=False, separators=(",", ":"))
-        yield f"{part_id}/d/{start // CHUNK_SIZE}.json", text.encode("utf-8")
+        chunk = rows[start : start + CHUNK_SIZE]
+        excerpts = [row[8] for row in chunk]
+        heads = [[*row[:8], "", *row[9:]] for row in chunk]
+        yield f"{part_id}/d/{start // CHUNK_SIZE}.json", _json(heads)
+        yield f"{part_id}/e/{start // CHUNK_SIZE}.json", _json(excerpts)
+
+
+def _json(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def build_partition(part_id: str, documents: Iterable[SearchDocument]) -> tuple[list[tuple[str, bytes]], PartitionInfo]:
@@ -226,19 +245,24 @@ def search_files(
     """
     partitions: list[PartitionInfo] = []
     filters: list[tuple[bytes, int]] = []
+    titles: list[tuple[bytes, int]] = []
     for part_id, held in partitions_of(documents, lambda document: document.day):
         files, info = build_partition(part_id, held)
         filters.extend((content, info.filter_bytes) for path, content in files if path.endswith("/filter.bin"))
+        titles.extend((content, info.docs) for path, content in files if path.endswith("/" + TITLES_FILE))
         yield from files
         partitions.append(info)
     yield from bucket_files(filters)
-    yield MANIFEST, manifest(partitions, names, commit_url=commit_url)
+    shards, title_shards = title_files(titles)
+    yield from shards
+    yield MANIFEST, manifest(partitions, names, commit_url=commit_url, title_shards=title_shards)
 
 
-def manifest(partitions: list[PartitionInfo], names: SearchNames, *, commit_url: str) -> bytes:
+def manifest(partitions: list[PartitionInfo], names: SearchNames, *, commit_url: str, title_shards: int) -> bytes:
     document = {
         "version": FORMAT_VERSION,
         "commit_url": commit_url,
+        "title_shards": title_shards,
         "label_urls": names.label_urls or {},
         "chunk_size": CHUNK_SIZE,
         "filter": {"buckets": FILTER_BUCKETS, "hashes": FILTER_HASHES, "seed": FILTER_SEED},

@@ -155,4 +155,3 @@ def parse_query(query: str, groups: Sequence[SynonymGroup] = ()) -> list[Term]:
         if term is not None:
             terms.append(term)
     return terms
-

@@ -1,8 +1,11 @@
-/* The digest's search client: parses a query with digest-search-query.js, asks the filter
-   files which partitions may hold its words, downloads only the shards holding its grams, and
-   ranks the matches (BM25-style over fields, with a small recency prior; an exact sha, pull
-   request, title or phrase first). Every text from the index (commit titles, excerpts) is
-   untrusted: it is set with textContent or DOM text nodes, never as HTML. */
+/* The digest's search client: parses a query with digest-search-query.js, looks its words up
+   in the global title index (titles.py: every title, #PR and sha prefix of the archive), asks the
+   filter files which partitions may hold its words, downloads only the shards holding its grams,
+   and ranks the matches: commits whose title holds every word first, over the whole archive, by
+   how much of the title they are (an exact sha, pull request or title first); then the rest,
+   newest partitions first, BM25-style over fields. Recency only breaks ties. Every text from the
+   index (commit titles, excerpts) is untrusted: it is set with textContent or DOM text nodes,
+   never as HTML. */
 (function (root) {
   "use strict";
 
@@ -20,12 +23,16 @@
   // still ranks above the label's name, which every commit with the label holds.
   var LEVEL_WEIGHTS = [1, 2, 3, 12];
   var K1 = 2; // BM25's saturation
-  var RECENCY = 0.15; // a commit of the newest day scores up to 15% more ...
-  var HALF_LIFE_DAYS = 30; // ... and one a month older half of that
   var BOOST_ITEM = 1000; // the sha or pull request asked for
-  var BOOST_TITLE = 500; // the whole title typed
-  var BOOST_PHRASE_TITLE = 50; // the query as typed, inside the title ...
-  var BOOST_PHRASE_EXCERPT = 20; // ... or inside the excerpt
+  var BOOST_TITLE = 500; // the whole title typed (with or without its tags and "(#123)")
+  var BOOST_PHRASE_TITLE = 50; // the query as typed, inside the title
+  // A title token's class (titles.token_classes): its BM25 weight in the title, from a short
+  // title that says it twice (3) down to a long title that mentions it once (0). Their spread stays under the step between a word
+  // typed, its synonym and a narrower word (1, 0.8, 0.6): the words decide first.
+  var TITLE_CLASS_WEIGHTS = [1, 1.05, 1.1, 1.2];
+  var SHA_TOKEN = "\u0001s";
+  var SHA_DIGITS = 7;
+  var TITLE_MARK = "\u0001t";
   var PLATFORM_GRAM = "\u0001p:";
   var SUBSYSTEM_GRAM = "\u0001s:";
   var IMPORTANCE_GRAM = "\u0001i:";
@@ -46,6 +53,19 @@
     var hex = shard.toString(16);
     while (hex.length < width) hex = "0" + hex;
     return hex;
+  }
+  // A title's tokens as titles.title_tokens cuts them: word runs whole, Chinese runs in pairs.
+  function titleTokens(text) {
+    var found = [];
+    tokens.runs(normalise(text)).forEach(function (run) {
+      var chars = run.chars;
+      if (run.kind === "c" && chars.length > 1) {
+        for (var i = 0; i + 1 < chars.length; i++) found.push(chars[i] + chars[i + 1]);
+      } else {
+        found.push(chars.join(""));
+      }
+    });
+    return found;
   }
   function bucketName(bucket) {
     return "filter/" + (bucket < 16 ? "0" : "") + bucket.toString(16) + ".bin";
@@ -106,6 +126,24 @@
     return { ids: ids, levels: levels };
   }
 
+  // The global ids in every token's list, each with its classes there.
+  function intersectTokens(lists) {
+    var found = new Map();
+    if (!lists.length) return found;
+    var sorted = lists.slice().sort(function (a, b) { return a.ids.length - b.ids.length; });
+    for (var i = 0; i < sorted[0].ids.length; i++) found.set(sorted[0].ids[i], [sorted[0].levels[i]]);
+    for (var k = 1; k < sorted.length && found.size; k++) {
+      var other = sorted[k];
+      var kept = new Map();
+      for (var j = 0; j < other.ids.length; j++) {
+        var classes = found.get(other.ids[j]);
+        if (classes) kept.set(other.ids[j], classes.concat([other.levels[j]]));
+      }
+      found = kept;
+    }
+    return found;
+  }
+
   // The manifest and every file downloaded for it, shared by the searches of a page.
   function Index(base, manifest, size) {
     this.base = base;
@@ -113,13 +151,16 @@
     this.size = size;
     this.files = new Map(); // path -> Promise of {value, size}
     this.offsets = [];
+    this.starts = []; // the global id of each partition's first document (titles.py)
     var offset = 0;
+    var start = 0;
     var self = this;
     manifest.partitions.forEach(function (partition) {
       self.offsets.push(offset);
       offset += partition.filter_bytes;
+      self.starts.push(start);
+      start += partition.docs;
     });
-    this.newest = manifest.partitions.length ? dayNumber(manifest.partitions[0].last_day) : 0;
     this.days = new Map(); // partition id -> day number of each document id
   }
   Index.prototype.load = function (path, decode) {
@@ -135,6 +176,12 @@
       self.files.set(path, loading);
     }
     return self.files.get(path);
+  };
+  // The partition (by position) and local id of a global id.
+  Index.prototype.locate = function (global) {
+    var position = this.starts.length - 1;
+    while (position > 0 && this.starts[position] > global) position--;
+    return { position: position, id: global - this.starts[position] };
   };
   Index.prototype.dayOf = function (partition, id) {
     var days = this.days.get(partition.id);
@@ -182,6 +229,34 @@
     return queryTerms(text || "").join(" ");
   }
 
+  // Per term, the alternatives the title index can answer: their tokens, weight, and whether
+  // they stand for a sha prefix (the index holds its first SHA_DIGITS digits; the row tells the
+  // rest). Null when a term has none (then no title holds the query), or when a label,
+  // importance or repository filter is set (the partitions answer those).
+  function titleTerms(terms, shaPrefix, filtered) {
+    if (filtered || !terms.length) return null;
+    var found = [];
+    for (var t = 0; t < terms.length; t++) {
+      var alternatives = [];
+      terms[t].alternatives.forEach(function (alternative) {
+        var grams = alternative.grams;
+        if (grams.length === 1 && grams[0].indexOf(PULL_REQUEST_GRAM) === 0) {
+          alternatives.push({ tokens: grams, weight: alternative.weight, sha: "", item: true });
+        } else if (alternative.words) {
+          var words = titleTokens(alternative.words);
+          if (words.length) alternatives.push({ tokens: words, weight: alternative.weight, sha: "", item: false });
+        }
+      });
+      if (shaPrefix && t === 0) {
+        var token = SHA_TOKEN + shaPrefix.slice(0, SHA_DIGITS);
+        alternatives.push({ tokens: [token], weight: 1, sha: shaPrefix, item: true });
+      }
+      if (!alternatives.length) return null;
+      found.push(alternatives);
+    }
+    return found;
+  }
+
   // One search: partitions are read newest first and only as far as the results shown need;
   // a partition the filter files rule out is not downloaded at all.
   function Search(index, query, filters) {
@@ -202,12 +277,7 @@
     this.shown = 0;
     this.wantMore = false; // the reader asked for more than the first page
     var single = this.terms.length === 1 ? this.terms[0].typed : "";
-    // A sha is one commit anywhere in the archive: every partition the filter admits is read
-    // before ranking (its grams are rare, the filter makes that cheap).
     this.shaPrefix = /^[0-9a-f]{7,40}$/.test(single) ? single.slice(0, 12) : "";
-    // A pull request ("#123", or a pasted title ending "(#123)") is one commit too: the
-    // partitions whose filter holds its exact gram are read first, and when they match, the
-    // first page needs no other partition (a title's many words would read them all).
     var pull = null;
     this.terms.forEach(function (term) {
       term.alternatives.forEach(function (alternative) {
@@ -216,10 +286,14 @@
         }
       });
     });
-    this.itemGram = pull;
     this.pullRequest = pull ? parseInt(pull.slice(PULL_REQUEST_GRAM.length), 10) : 0;
-    this.itemChecked = !pull;
-    this.itemFound = false;
+    this.titleTerms = titleTerms(this.terms, this.shaPrefix, this.filterGrams.length > 0);
+    this.titlesRead = false;
+    this.titled = new Set(); // "position:id" of the title matches, which the partitions skip
+    this.itemFound = false; // a title match by its sha or pull request: the first page is it
+    // The header box's few results: when some titles hold every word, they are its answer (they
+    // rank above every other match, which would cost the partitions' shards to find).
+    this.titlesSuffice = false;
     this.phrase = normalisedText(query);
     // The words to mark in a result: each run of what was typed ("fp8量化" marks fp8 and 量化),
     // and each synonym as a whole ("draft model", not every "model").
@@ -275,6 +349,101 @@
       var holds = new Map();
       grams.forEach(function (gram) { holds.set(gram, self.index.mayHold(buckets, position, gram)); });
       return holds;
+    });
+  };
+  // Which of ``grams`` some partition's filter may hold.
+  Search.prototype.anywhere = function (grams) {
+    var self = this;
+    var positions = self.manifest.partitions.map(function (_partition, position) { return position; });
+    return Promise.all(positions.map(function (position) { return self.presence(position, grams); }))
+      .then(function (each) {
+        var held = new Map();
+        grams.forEach(function (gram) {
+          held.set(gram, each.some(function (holds) { return holds.get(gram); }));
+        });
+        return held;
+      });
+  };
+  // The commits whose title holds every term (one of its alternatives' tokens), over the whole
+  // archive, scored by the terms' rarity among titles and how much of each title they are.
+  Search.prototype.readTitles = function () {
+    var self = this;
+    self.titlesRead = true;
+    var terms = self.titleTerms;
+    var shards = self.manifest.title_shards;
+    if (!terms || !shards) return Promise.resolve();
+    var wanted = new Set();
+    terms.forEach(function (alternatives) {
+      alternatives.forEach(function (alternative) { alternative.tokens.forEach(function (token) { wanted.add(token); }); });
+    });
+    var marks = Array.from(wanted).map(function (token) { return TITLE_MARK + token; });
+    return self.anywhere(marks).then(function (held) {
+      var live = terms.map(function (alternatives) {
+        return alternatives.filter(function (alternative) {
+          return alternative.tokens.every(function (token) { return held.get(TITLE_MARK + token); });
+        });
+      });
+      if (live.some(function (alternatives) { return !alternatives.length; })) return null;
+      var files = new Map();
+      live.forEach(function (alternatives) {
+        alternatives.forEach(function (alternative) {
+          alternative.tokens.forEach(function (token) { files.set("titles/" + shardName(fnv1a(token) % shards, shards) + ".bin", null); });
+        });
+      });
+      return Promise.all(Array.from(files.keys()).map(function (path) {
+        return self.use(path, decodeShard).then(function (entries) { files.set(path, entries); });
+      })).then(function () {
+        function entry(token) {
+          return files.get("titles/" + shardName(fnv1a(token) % shards, shards) + ".bin").get(token) || EMPTY;
+        }
+        self.addTitleMatches(live, entry);
+      });
+    });
+  };
+  Search.prototype.addTitleMatches = function (live, entry) {
+    var self = this;
+    var total = self.index.starts.length ? self.index.starts[self.index.starts.length - 1] +
+      self.manifest.partitions[self.manifest.partitions.length - 1].docs : 0;
+    var bests = live.map(function (alternatives) {
+      var best = new Map(); // global id -> [value, the alternative]
+      alternatives.forEach(function (alternative) {
+        var lists = alternative.tokens.map(entry);
+        var found = intersectTokens(lists);
+        found.forEach(function (classes, global) {
+          var sum = 0;
+          classes.forEach(function (level) { sum += TITLE_CLASS_WEIGHTS[level]; });
+          var value = alternative.weight * sum / classes.length;
+          var known = best.get(global);
+          if (!known || known[0] < value) best.set(global, [value, alternative]);
+        });
+      });
+      return best;
+    });
+    var rarity = bests.map(function (best) {
+      return Math.log(1 + (total - best.size + 0.5) / (best.size + 0.5));
+    });
+    var smallest = bests.reduce(function (a, b) { return a.size <= b.size ? a : b; });
+    smallest.forEach(function (_value, global) {
+      var score = 0;
+      var sha = "";
+      var item = false;
+      for (var t = 0; t < bests.length; t++) {
+        var value = bests[t].get(global);
+        if (value === undefined) return;
+        score += rarity[t] * value[0];
+        sha = sha || value[1].sha;
+        item = item || value[1].item;
+      }
+      var place = self.index.locate(global);
+      var partition = self.manifest.partitions[place.position];
+      var range = idRange(partition, self.filters);
+      if (place.id < range[0] || place.id >= range[1]) return;
+      self.titled.add(place.position + ":" + place.id);
+      self.itemFound = self.itemFound || item;
+      self.matches.push({
+        partition: partition, position: place.position, id: place.id, score: score, title: true, sha: sha,
+        day: self.index.dayOf(partition, place.id),
+      });
     });
   };
   Search.prototype.readPartition = function (position) {
@@ -344,6 +513,7 @@
     candidates.sort(function (a, b) { return a - b; });
     candidates.forEach(function (id) {
       if (id < range[0] || id >= range[1] || (allowed && !allowed.has(id))) return;
+      if (self.titled.has(position + ":" + id)) return;
       var score = bests.length ? 0 : 1;
       for (var t = 0; t < bests.length; t++) {
         var value = bests[t].get(id);
@@ -351,51 +521,41 @@
         score += rarity[t] * value;
       }
       var day = self.index.dayOf(partition, id);
-      score *= 1 + RECENCY * Math.pow(0.5, (self.index.newest - day) / HALF_LIFE_DAYS);
       self.matches.push({ partition: partition, position: position, id: id, score: score, day: day });
     });
   };
-  // The partitions that may hold the pull request's exact gram, newest first, read before any.
-  Search.prototype.readItemPartitions = function () {
-    var self = this;
-    self.itemChecked = true;
-    var positions = self.manifest.partitions.map(function (_partition, position) { return position; });
-    return positions.reduce(function (chain, position) {
-      return chain.then(function () {
-        return self.presence(position, [self.itemGram]).then(function (holds) {
-          if (holds.get(self.itemGram)) return self.readPartition(position);
-          return null;
-        });
-      });
-    }, Promise.resolve()).then(function () {
-      self.itemFound = self.matches.length > 0;
-    });
-  };
-  // Resolves once more than ``count`` matches are known, or every partition is read; a known
-  // item's first page stops at the partitions holding it.
+  // Resolves once more than ``count`` matches are known, or every partition is read. The title
+  // index is read first: a known item's first page (its sha or pull request) is that commit.
   Search.prototype.find = function (count) {
     var self = this;
-    if (!self.itemChecked) return self.readItemPartitions().then(function () { return self.find(count); });
+    if (!self.titlesRead) return self.readTitles().then(function () { return self.find(count); });
     if (self.done() || (self.itemFound && !self.wantMore)) return Promise.resolve();
-    if (!self.shaPrefix && self.matches.length > count) return Promise.resolve();
+    if (self.matches.length > count || (self.titlesSuffice && self.matches.length && !self.wantMore)) {
+      return Promise.resolve();
+    }
     var position = 0;
     while (self.read.has(position)) position++;
     return self.readPartition(position).then(function () { return self.find(count); });
   };
+  // Title matches first, then by score; the newer commit wins a tie.
   function rank(a, b) {
     var left = a.boosted === undefined ? a.score : a.boosted;
     var right = b.boosted === undefined ? b.score : b.boosted;
-    return right - left || b.day - a.day || a.position - b.position || a.id - b.id;
+    return (b.title ? 1 : 0) - (a.title ? 1 : 0) || right - left || b.day - a.day || a.position - b.position ||
+      a.id - b.id;
   }
+  var TAGS = /^(\[[^\]]*\]\s*)+/;
+  var PULL_REQUEST_SUFFIX = / ?\(#[0-9]+\)$/;
   Search.prototype.boost = function (row) {
     var boost = 0;
     if (this.shaPrefix && row[0].indexOf(this.shaPrefix) === 0) boost += BOOST_ITEM;
     if (this.pullRequest && row[7] === this.pullRequest) boost += BOOST_ITEM;
     var title = normalisedText(row[1]);
     if (!this.phrase) return boost;
-    if (title === this.phrase || title.replace(/ ?\(#[0-9]+\)$/, "") === this.phrase) boost += BOOST_TITLE;
+    var bare = title.replace(PULL_REQUEST_SUFFIX, "");
+    var untagged = normalisedText(row[1].replace(TAGS, "")).replace(PULL_REQUEST_SUFFIX, "");
+    if (title === this.phrase || bare === this.phrase || untagged === this.phrase) boost += BOOST_TITLE;
     else if (title.indexOf(this.phrase) >= 0) boost += BOOST_PHRASE_TITLE;
-    else if (normalisedText(row[8]).indexOf(this.phrase) >= 0) boost += BOOST_PHRASE_EXCERPT;
     return boost;
   };
   Search.prototype.rowsOf = function (matches) {
@@ -422,12 +582,35 @@
       var pending = self.matches.filter(function (match) { return !match.shown; }).sort(rank);
       var candidates = pending.slice(0, count * 2);
       return self.rowsOf(candidates).then(function () {
+        // A title match by its sha's first digits that the whole prefix typed does not start.
+        var wrong = candidates.filter(function (match) { return match.sha && match.row[0].indexOf(match.sha) !== 0; });
+        if (wrong.length) {
+          self.matches = self.matches.filter(function (match) { return wrong.indexOf(match) < 0; });
+          candidates = candidates.filter(function (match) { return wrong.indexOf(match) < 0; });
+        }
         candidates.forEach(function (match) { match.boosted = match.score + self.boost(match.row); });
         var page = candidates.sort(rank).slice(0, count);
         page.forEach(function (match) { match.shown = true; });
         self.shown += page.length;
         return page;
       });
+    });
+  };
+
+  // The excerpts of the results shown (row[8]): the search page's, which the header box needs not.
+  Search.prototype.excerptsOf = function (page) {
+    var self = this;
+    var size = self.manifest.chunk_size;
+    var chunks = new Map();
+    page.forEach(function (match) { chunks.set(match.partition.id + "/e/" + Math.floor(match.id / size) + ".json", null); });
+    return Promise.all(Array.from(chunks.keys()).map(function (path) {
+      return self.use(path, function (buffer) { return JSON.parse(decoder.decode(buffer)); })
+        .then(function (excerpts) { chunks.set(path, excerpts); });
+    })).then(function () {
+      page.forEach(function (match) {
+        match.row[8] = chunks.get(match.partition.id + "/e/" + Math.floor(match.id / size) + ".json")[match.id % size];
+      });
+      return page;
     });
   };
 
@@ -469,14 +652,16 @@
   root.digestSearchFirst = function (query, count) {
     return loadIndex().then(function (index) {
       var search = new Search(index, query, {});
+      search.titlesSuffice = true;
       if (search.empty()) return { results: [], more: false };
       return search.nextPage(count).then(function (page) {
         return {
           results: page.map(function (match) {
             return { url: commitUrl(index.manifest, match.row), title: match.row[1], day: match.row[2] };
           }),
-          more: search.matches.length > count,
+          more: search.matches.length > count || !search.done(),
           needles: search.needles,
+          bytes: search.bytes, // downloaded for these results, manifest included (the benchmark)
         };
       });
     });
@@ -677,6 +862,8 @@
     function showMore(index, search, mine) {
       more.disabled = true;
       return search.nextPage(PAGE).then(function (page) {
+        return search.excerptsOf(page);
+      }).then(function (page) {
         if (mine !== generation) return;
         page.forEach(function (match) { list.appendChild(renderResult(index.manifest, names, search, match.row)); });
         more.disabled = false;

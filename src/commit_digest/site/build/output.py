@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,6 +20,7 @@ from commit_digest.search import search_names
 from commit_digest.search.documents import search_document
 from commit_digest.search.index import PartitionInfo, SearchNames, bucket_files, build_partition, partitions_of
 from commit_digest.search.index import manifest as search_manifest
+from commit_digest.search.titles import TITLES_FILE, title_files
 from commit_digest.site import paths
 from commit_digest.site.build.incremental import (
     BuildManifest,
@@ -176,5 +178,12 @@ class PendingSearchIndex:
         (target / "filter").mkdir(exist_ok=True)
         for relative, content in bucket_files(filters):
             (target / relative).write_bytes(content)
-        (target / "manifest.json").write_bytes(search_manifest(partitions, self.names, commit_url=self.commit_url))
+        # The title shards are every partition's titles merged; their count follows the archive.
+        shutil.rmtree(target / "titles", ignore_errors=True)
+        titles, title_shards = title_files(
+            ((folders.get(info.id, target / info.id) / TITLES_FILE).read_bytes(), info.docs) for info in partitions
+        )
+        write_files(target, titles)
+        document = search_manifest(partitions, self.names, commit_url=self.commit_url, title_shards=title_shards)
+        (target / "manifest.json").write_bytes(document)
         logger.info("commit-digest: search index: %s partitions, %s files written", len(partitions), written)

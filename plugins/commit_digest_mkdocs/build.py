@@ -25,17 +25,12 @@ anything is built (``site.build.shrink_guard``).
 
 from __future__ import annotations
 
-import dataclasses
 import errno
-import json
 import logging
 import os
 import shutil
-import subprocess
 import tempfile
-import threading
 from collections import Counter
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property, partial
 from pathlib import Path
@@ -51,9 +46,10 @@ from commit_digest.settings import PLUGIN_NAME, DigestSettings, Language, settin
 from commit_digest.site.build.builder_lock import holding, site_lock, site_workspace
 from commit_digest.site.build.incremental import BuildManifest, read_manifest
 from commit_digest.site.build.output import write_status
+from commit_digest.site.build.publication import JOURNAL, Changes, publish, publish_in_place, remove_leftovers
 from commit_digest.site.build.shrink_guard import check_store, published_commits
-from commit_digest.site.build.size_guard import check_site_size, site_size, size_after_publication
-from commit_digest.site.build.swap import DELETING, RETIRED, STAGING, doomed, publish_whole
+from commit_digest.site.build.size_guard import check_site_size, site_size
+from commit_digest.site.build.swap import STAGING
 from commit_digest.site.languages import language_root
 from commit_digest.site.model.followed import site_last_fetch
 from commit_digest.store.analysis_store import AnalysisStore
@@ -61,8 +57,6 @@ from commit_digest_mkdocs.fingerprint import shared_inputs_digest
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.build")
 
-_STAGING, _RETIRED, _DELETING = STAGING, RETIRED, DELETING
-_JOURNAL = ".{name}.publishing.json"
 
 
 class SiteBuildError(CommitDigestError):
@@ -113,15 +107,15 @@ def run_build(
     ]
     _check_site_folder(target)
     with holding([site_lock(target)], wait=wait):
-        _remove_leftovers(target)
+        remove_leftovers(target)
         builds[0].check_store(target, allow_shrink=allow_shrink)
         try:
-            return _build_and_publish(config_file, builds, target, full=full)
+            return _build_andpublish(config_file, builds, target, full=full)
         except OSError as error:  # a full disk, a folder that cannot be written: one line
             raise SiteBuildError(_write_fault(error, target)) from error
 
 
-def _build_and_publish(config_file: Path, builds: list[_LanguageBuild], target: Path, *, full: bool) -> Path:
+def _build_andpublish(config_file: Path, builds: list[_LanguageBuild], target: Path, *, full: bool) -> Path:
     if not full:
         # Nothing to render in any language: each renews its status (the footer's build time) only.
         renewals = [(build_of, facts) for build_of in builds if (facts := build_of.unchanged_status()) is not None]
@@ -137,14 +131,14 @@ def _build_and_publish(config_file: Path, builds: list[_LanguageBuild], target: 
     # writes only what changed, and publishing moves that in (work in proportion to the change,
     # not to the archive). Any other is replaced whole.
     in_place = not full and target.is_dir() and all(build_of.previous_written() for build_of in builds)
-    staging = Path(tempfile.mkdtemp(prefix=_STAGING.format(name=target.name), dir=workspace))
+    staging = Path(tempfile.mkdtemp(prefix=STAGING.format(name=target.name), dir=workspace))
     try:
         # mkdtemp makes it 0700: published as it is, a web server running as another user answers 403.
         staging.chmod(0o777 & ~_umask())
         # The default first: MkDocs empties its site_dir, and the others' live inside it.
         for build_of in builds:
             build_of.run(config_file, staging, full=full, in_place=in_place)
-        changes = _Changes.merged([build_of.changes(staging) for build_of in builds]) if in_place else None
+        changes = Changes.merged([build_of.changes(staging) for build_of in builds]) if in_place else None
         # Measured before anything is published: a site too large leaves the published one as it was.
         size = site_size(staging) if changes is None else changes.size_after(staging, target)
         builds[0].check_size(size, target, built=True)
@@ -152,9 +146,9 @@ def _build_and_publish(config_file: Path, builds: list[_LanguageBuild], target: 
         shutil.rmtree(staging, ignore_errors=True)
         raise
     if changes is not None:
-        _publish_in_place(staging, target, changes)
+        publish_in_place(staging, target, changes)
     else:
-        _publish(staging, target)
+        publish(staging, target)
     return target
 
 
@@ -174,7 +168,7 @@ def _write_fault(error: OSError, target: Path) -> str:
     """One line for a write that failed: what, where, and that the published site is intact
     (or, cut short in its publication, finished by the next build)."""
     where = f" ({error.filename})" if error.filename else ""
-    journal = site_workspace(target) / _JOURNAL.format(name=target.name)
+    journal = site_workspace(target) / JOURNAL.format(name=target.name)
     state = (
         f"the publication of {target} was cut short; the next build finishes it"
         if journal.exists()
@@ -274,7 +268,7 @@ class _LanguageBuild:
             self._previous is not None and self._previous.written is not None and self._previous.shared == self._shared
         )
 
-    def changes(self, staging: Path) -> _Changes:
+    def changes(self, staging: Path) -> Changes:
         """What publishing this build in place of the previous one deletes and replaces."""
         built = self.config.plugins[PLUGIN_NAME].written_manifest
         assert built is not None and self._previous is not None  # written by the plugin; checked before
@@ -282,7 +276,7 @@ class _LanguageBuild:
         kept_partitions = tuple(folder + "/" for folder in folders)
         # Never a file of a partition this build keeps (it was listed when that was built).
         gone = [path for path in self._previous.files() - built.files() if not path.startswith(kept_partitions)]
-        return _Changes(
+        return Changes(
             delete_files=[self.root + path for path in sorted(gone)],
             delete_folders=[self.root + path for path in sorted(self._previous.partition_folders() - folders)],
             replace_folders=[self.root + path for path in sorted(folders) if (staging / self.root / path).is_dir()],
@@ -362,129 +356,3 @@ def _settings(config: MkDocsConfig) -> DigestSettings:
     base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
     settings = settings_from_mapping(plugin.config.digest_options(), where=str(config.config_file_path))
     return settings.relative_to(base)
-
-
-@dataclass
-class _Changes:
-    """What an in-place publication does besides moving the staged files in (paths below the site)."""
-
-    delete_files: list[str] = field(default_factory=list)
-    delete_folders: list[str] = field(default_factory=list)
-    replace_folders: list[str] = field(default_factory=list)  # search partitions built anew: moved whole
-
-    @classmethod
-    def merged(cls, changes: list[_Changes]) -> _Changes:
-        return cls(
-            [path for change in changes for path in change.delete_files],
-            [path for change in changes for path in change.delete_folders],
-            [path for change in changes for path in change.replace_folders],
-        )
-
-    def size_after(self, staging: Path, target: Path) -> int:
-        """The size of ``target`` once ``staging`` is published in place with these changes."""
-        folders = [*self.delete_folders, *self.replace_folders]
-        return size_after_publication(target, staging, deleted_files=self.delete_files, deleted_folders=folders)
-
-
-def _publish_in_place(staging: Path, target: Path, changes: _Changes) -> None:
-    """Moves the staged files into the published site and deletes what the build no longer
-    makes. A journal beside the site is written first: a publication cut short (a kill, a
-    crash) is finished by the next build before anything else (``_remove_leftovers``)."""
-    journal = site_workspace(target) / _JOURNAL.format(name=target.name)
-    document = {"staging": staging.name, **dataclasses.asdict(changes)}
-    partial = journal.with_name(journal.name + ".partial")
-    try:
-        partial.write_text(json.dumps(document), encoding="utf-8")
-        partial.replace(journal)
-    except OSError:  # a full disk: nothing is published, and the staged build makes room again
-        partial.unlink(missing_ok=True)
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    _finish_publication(target, journal)
-
-
-def _finish_publication(target: Path, journal: Path) -> None:
-    """Does (or finishes) what the journal says; every step may be done twice."""
-    document = json.loads(journal.read_text(encoding="utf-8"))
-    staging = journal.parent / document["staging"]
-    for relative in document["replace_folders"]:
-        source, destination = staging / relative, target / relative
-        if source.is_dir():
-            shutil.rmtree(destination, ignore_errors=True)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            source.rename(destination)
-    for folder, _folders, files in os.walk(staging):
-        source = Path(folder)
-        destination = target / source.relative_to(staging)
-        if files:
-            destination.mkdir(parents=True, exist_ok=True)
-        for name in files:
-            (source / name).replace(destination / name)
-    for relative in document["delete_files"]:
-        path = target / relative
-        path.unlink(missing_ok=True)
-        _remove_empty_parents(path.parent, target)
-    for relative in document["delete_folders"]:
-        shutil.rmtree(target / relative, ignore_errors=True)
-    shutil.rmtree(staging, ignore_errors=True)
-    journal.unlink()
-
-
-def _remove_empty_parents(folder: Path, root: Path) -> None:
-    """A deleted page's folder (commits/<sha>/), and its parents while empty, up to ``root``."""
-    while folder != root and folder.is_relative_to(root):
-        try:
-            folder.rmdir()
-        except OSError:  # not empty, or already gone
-            return
-        folder = folder.parent
-
-
-def _publish(staging: Path, target: Path) -> None:
-    """Swaps the finished build in whole (``site.build.swap``: ``target`` is never absent, never
-    half written) and removes the previous site in the background."""
-    previous = publish_whole(staging, target)
-    if previous is not None:
-        _remove_in_background(previous)
-
-
-def _remove_in_background(doomed: Path) -> None:
-    remover = shutil.which("rm")
-    if remover is None:
-        shutil.rmtree(doomed, ignore_errors=True)
-        return
-    process = subprocess.Popen(
-        [remover, "-rf", "--", str(doomed)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # it finishes even when this process exits first
-    )
-    # Reaped by a daemon thread: a long-lived caller keeps no zombie, a short one does not wait.
-    threading.Thread(target=process.wait, name="remove-previous-site", daemon=True).start()
-
-
-def _remove_leftovers(target: Path) -> None:
-    """Folders a killed build left behind; a retired site is restored if the swap was cut short,
-    a publication in place that was cut short is finished. Called with the site's lock held:
-    no other build is running, so whatever is staged belongs to one that is gone."""
-    workspace = site_workspace(target)
-    if not workspace.is_dir():
-        return
-    journal = workspace / _JOURNAL.format(name=target.name)
-    if journal.is_file() and target.is_dir():
-        logger.info("commit-digest: finishing the publication of %s that was cut short", target)
-        _finish_publication(target, journal)
-    for leftover in sorted(workspace.glob(_RETIRED.format(name=target.name) + "*")):
-        if not target.exists():
-            leftover.rename(target)
-        else:
-            shutil.rmtree(leftover, ignore_errors=True)
-    # A killed build's output, or the previous site when a kill came right after the exchange:
-    # either may be a whole site. Removed in the background as a retired one is.
-    for leftover in workspace.glob(_STAGING.format(name=target.name) + "*"):
-        doomed(leftover, target)
-    # A previous site still being removed (the last build's background removal, or one cut
-    # short): removed in the background again, never by the build waiting for it.
-    for leftover in workspace.glob(_DELETING.format(name=target.name) + "*"):
-        _remove_in_background(leftover)

@@ -20,7 +20,8 @@ from commit_digest.fields import EARLIEST_DATE, LATEST_DATE
 from commit_digest.models import Commit, CommitRecord, FileChange
 from commit_digest.settings import DigestSettings
 from commit_digest.store.analysis_store import AnalysisStore
-from commit_digest.store.durable import month_file, narrative_file, release_file, save_durable
+from commit_digest.store.durable import save_durable
+from commit_digest.store.durable_layout import month_file, narrative_file, release_file
 from commit_digest.store.exchange import record_line
 from commit_digest.store.narratives import WeekNarrative
 from tests.core.test_store import analysis

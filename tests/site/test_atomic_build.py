@@ -101,9 +101,9 @@ def test_a_swap_cut_short_is_completed_by_the_next_build(project: Path, monkeypa
     site.rename(project / ".site.old-crashed")
     (project / ".site.building-crashed").mkdir()
     monkeypatch.chdir(project)
-    from commit_digest_mkdocs.build import _remove_leftovers
+    from commit_digest.site.build.publication import remove_leftovers
 
-    _remove_leftovers(site)
+    remove_leftovers(site)
     assert snapshot(site) == before
     assert leftovers(project) == []
 
@@ -113,13 +113,13 @@ def test_a_site_still_being_removed_is_left_to_a_background_removal(
 ) -> None:
     """The last build's retired site may still be under ``rm -rf`` when the next build starts
     (back-to-back nightly steps): the build does not wait for tens of thousands of unlinks."""
-    import commit_digest_mkdocs.build as build_module
+    from commit_digest.site.build import publication
 
     handed: list[str] = []
-    monkeypatch.setattr(build_module, "_remove_in_background", lambda folder: handed.append(folder.name))
+    monkeypatch.setattr(publication, "remove_in_background", lambda folder: handed.append(folder.name))
     (tmp_path / ".site.deleting-previous" / "commits").mkdir(parents=True)
     (tmp_path / ".site.building-killed").mkdir()
-    build_module._remove_leftovers(tmp_path / "site")
+    publication.remove_leftovers(tmp_path / "site")
     # A killed build's staging folder may be a whole site too: renamed, and removed the same way.
     assert sorted(handed) == [".site.deleting-killed", ".site.deleting-previous"]
     assert not (tmp_path / ".site.building-killed").exists()

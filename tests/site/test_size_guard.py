@@ -15,6 +15,7 @@ import yaml
 from commit_digest.errors import InputError
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DEFAULT_SITE_SIZE_LIMIT, load_settings, parse_size, settings_from_mapping
+from commit_digest.site.build import publication
 from commit_digest.site.build.size_guard import (
     SiteTooLargeError,
     SizeCheck,
@@ -27,7 +28,6 @@ from commit_digest.site.build.size_guard import (
 )
 from commit_digest.site.paths import STATE_DIR
 from commit_digest.store.analysis_store import AnalysisStore
-from commit_digest_mkdocs import build as build_module
 from commit_digest_mkdocs.build import run_build
 from tests.site.conftest import PROJECT, project_config
 from tests.site.factories import make_commit
@@ -279,7 +279,7 @@ def test_an_update_in_place_past_the_limit_is_not_half_published(
         measured.append(size_after_publication(*args, **kwargs))
         return measured[-1]
 
-    monkeypatch.setattr(build_module, "size_after_publication", measure)
+    monkeypatch.setattr(publication, "size_after_publication", measure)
     with pytest.raises(SiteTooLargeError):
         project.build(monkeypatch)
     assert measured and measured[0] > size + 20_000  # an update in place, measured as it would be

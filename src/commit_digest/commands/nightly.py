@@ -25,9 +25,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,6 +46,7 @@ from commit_digest.commands.common import (
     settings_from_args,
     site_settings_from_args,
 )
+from commit_digest.commands.night_steps import NightReport, StepReport, step
 from commit_digest.commands.restore import release_patterns
 from commit_digest.errors import CommitDigestError, InputError, StoreError
 from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
@@ -63,24 +61,6 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.nightly")
 EXIT_COMPLETE = 0
 EXIT_PARTIAL = 1
 EXIT_FAILED = 2
-
-
-@dataclass
-class StepReport:
-    name: str
-    ok: bool = True
-    lines: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    error: CommitDigestError | None = None  # what failed the step, when it raised
-
-
-@dataclass
-class NightReport:
-    steps: list[StepReport] = field(default_factory=list)
-
-    @property
-    def complete(self) -> bool:
-        return all(step.ok for step in self.steps)
 
 
 def register(subparsers: Any) -> None:
@@ -131,7 +111,7 @@ def run_nightly(args: argparse.Namespace) -> int:
         raise InputError("--git-dir is a clone of one repository: say which with --repo")
     with open_store(settings) as store:
         patterns = release_patterns(settings)
-        _step(night, console, "restore", lambda report: _restore(store, durable_dir, patterns, args, report))
+        step(night, console, "restore", lambda report: _restore(store, durable_dir, patterns, args, report))
         if night.steps[-1].error is not None:
             return EXIT_FAILED  # its one line says what to repair: going on would pay again and save over it
         # Each repository fetched and analysed with its own settings (branch, taxonomy); one build.
@@ -141,20 +121,20 @@ def run_nightly(args: argparse.Namespace) -> int:
             suffix = f" {own.repository}" if len(runs) > 1 else ""
             if not args.no_fetch:
                 fetched: list[CommitSource] = []  # the source of a fetch that ran to its end
-                _step(
+                step(
                     night,
                     console,
                     "fetch" + suffix,
                     lambda report, own=own, fetched=fetched: _fetch(store, own, args, report, fetched),
                 )
                 if fetched:
-                    _step(
+                    step(
                         night,
                         console,
                         "releases" + suffix,
                         lambda report, own=own, source=fetched[0]: _releases(store, own, source, report),
                     )
-            _step(
+            step(
                 night,
                 console,
                 "analyse" + suffix,
@@ -162,16 +142,16 @@ def run_nightly(args: argparse.Namespace) -> int:
             )
         # Once for the whole site: a week's narrative on a platform spans every repository.
         site = site_settings_from_args(args)
-        _step(night, console, "narrate", lambda report: _narrate(store, site, args.offline, report))
-        saved = _step(night, console, "save", lambda report: _save(store, durable_dir, patterns, args.prune, report))
+        step(night, console, "narrate", lambda report: _narrate(store, site, args.offline, report))
+        saved = step(night, console, "save", lambda report: _save(store, durable_dir, patterns, args.prune, report))
     if stopping.stop_requested():
         print_lines(console, ["nightly: the night ends after the save; the next night builds and notifies"])
         return EXIT_PARTIAL
     with stopping.interruptible():
-        built = _step(night, console, "build", lambda report: _build(args, settings, report))
+        built = step(night, console, "build", lambda report: _build(args, settings, report))
     # What is sent is recorded in the durable form: not where it cannot be saved.
     if built and saved and settings.notify:
-        _step(night, console, "notify", lambda report: _notify(args, durable_dir, report))
+        step(night, console, "notify", lambda report: _notify(args, durable_dir, report))
     verdict = "complete" if night.complete else "partial"
     if not built:
         too_large = isinstance(night.steps[-1].error, SiteTooLargeError)
@@ -180,31 +160,6 @@ def run_nightly(args: argparse.Namespace) -> int:
     if not built:
         return EXIT_FAILED
     return EXIT_COMPLETE if night.complete else EXIT_PARTIAL
-
-
-def _step(night: NightReport, console: Console, name: str, body: Callable[[StepReport], None]) -> bool:
-    """Runs one step; its domain errors mark it failed and the night goes on. After a stop signal
-    only the save runs, and the end of the grace does not cut it (a second signal does)."""
-    if stopping.stop_requested() and name != "save":
-        return False
-    if name == "save":
-        with stopping.shielded():
-            return _run_step(night, console, name, body)
-    return _run_step(night, console, name, body)
-
-
-def _run_step(night: NightReport, console: Console, name: str, body: Callable[[StepReport], None]) -> bool:
-    report = StepReport(name)
-    started = time.perf_counter()
-    try:
-        body(report)
-    except CommitDigestError as error:
-        report.ok, report.error = False, error
-        report.lines.append(f"failed: {error}")
-    report.seconds = time.perf_counter() - started
-    night.steps.append(report)
-    print_lines(console, [f"{name}: {line}" for line in report.lines or ["done"]])
-    return report.ok
 
 
 def _restore(

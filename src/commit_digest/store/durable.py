@@ -4,18 +4,7 @@ The diskcache store is a fast working copy that CI caches may lose; this folder 
 survives. Files are written only when their bytes change and in a stable order, so a
 night's change is a small diff: the new month's file grows, the rest stay untouched.
 
-Layout: ``<dir>/<owner>/<name>/<YYYY-MM>.jsonl`` (month of the landing time in UTC, so the
-layout does not move when the site's time zone changes), ``<dir>/narratives/<YYYY>.jsonl`` (the
-weeks' narratives by ISO year of their week, one line each, ordered by week and platform: two
-levels deep, so they never mix with a repository's files), ``<dir>/releases/<owner>.<name>.jsonl``
-(a repository's releases, one line each in the order they were tagged, also two levels deep; a
-GitHub owner has no dot, so the name is unambiguous), ``<dir>/notifications/<YYYY>.jsonl`` (which
-day was sent to which notification channel, by year of the day: ``notification_ledger``) and
-``<dir>/manifest.json``.
-
-Releases are saved so that a lost store does not spend the API requests that found them again.
-A release file is the whole truth of its repository's releases: a file no release is saved to any
-more (its tags no longer match ``release_tags``) is removed.
+Where each value lives and the line it is written as: ``durable_layout``.
 
 The durable form never shrinks by accident (``durable_files`` checks the files, this module
 decides what they hold): a save refuses to drop a record the store lacks, a restore refuses a
@@ -25,12 +14,9 @@ on purpose.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import UTC
 from pathlib import Path
 
 from commit_digest.errors import InputError, StoreError
@@ -57,7 +43,19 @@ from commit_digest.store.durable_files import (
     write_error,
     write_manifest,
 )
+from commit_digest.store.durable_layout import (
+    NARRATIVES_DIR,
+    RELEASES_DIR,
+    inside,
+    month_file,
+    narrative_file,
+    narrative_line,
+    notification_file,
+    release_file,
+    release_line,
+)
 from commit_digest.store.durable_read import ParsedFiles
+from commit_digest.store.durable_results import RestoreResult, SaveResult
 from commit_digest.store.exchange import record_line, record_order
 from commit_digest.store.narratives import WeekNarrative
 from commit_digest.store.notification_ledger import (
@@ -70,76 +68,7 @@ from commit_digest.store.notification_ledger import (
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.store.durable")
 
-NARRATIVES_DIR = "narratives"
-RELEASES_DIR = "releases"
 _RESTORED_META = "durable-restored-digest"
-
-
-@dataclass(frozen=True)
-class SaveResult:
-    files_written: int
-    files_unchanged: int
-    records: int
-    digest: str
-    narratives: int = 0
-    releases: int = 0
-    notifications: int = 0
-
-
-@dataclass(frozen=True)
-class RestoreResult:
-    records: int
-    changed: int
-    skipped: bool  # the store already holds this durable form
-    narratives: int = 0
-    narratives_changed: int = 0
-    releases: int = 0
-    releases_added: int = 0
-    releases_skipped: int = 0  # not release tags (``release_tags``, or no name git makes)
-    notifications: int = 0
-    notifications_added: int = 0
-    left_out: tuple[str, ...] = ()  # with ``partial``: each file not restored, and why
-
-
-def month_file(directory: Path, record: CommitRecord) -> Path:
-    commit = record.commit
-    owner, name = commit.repository.split("/", 1)
-    month = commit.committed_at.astimezone(UTC).strftime("%Y-%m")
-    return _inside(directory, directory / owner / name / f"{month}.jsonl")
-
-
-def narrative_file(directory: Path, narrative: WeekNarrative) -> Path:
-    return _inside(directory, directory / NARRATIVES_DIR / f"{narrative.week[:4]}.jsonl")
-
-
-def narrative_line(narrative: WeekNarrative) -> str:
-    return json.dumps(narrative.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def release_file(directory: Path, release: Release) -> Path:
-    owner, name = release.repository.split("/", 1)
-    return _inside(directory, directory / RELEASES_DIR / f"{owner}.{name}.jsonl")
-
-
-def _inside(directory: Path, path: Path, *, follow_links: bool = False) -> Path:
-    """``path``, which must stay in ``directory`` with its ``..`` taken as written (cheap: once per
-    record) or, with ``follow_links``, once links are followed too (once per file, before it is
-    touched). The models check the names paths are made of; this is the writer's own check."""
-    if follow_links:
-        inside = path.resolve().is_relative_to(directory.resolve())
-    else:
-        inside = path.is_relative_to(directory) and ".." not in path.relative_to(directory).parts
-    if not inside:
-        raise StoreError(f"refusing to write {path}: it is outside the durable folder {directory}")
-    return path
-
-
-def release_line(release: Release) -> str:
-    return json.dumps(release.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def notification_file(directory: Path, delivery: Delivery) -> Path:
-    return _inside(directory, directory / NOTIFICATIONS_DIR / f"{delivery.day.year:04d}.jsonl")
 
 
 def _notification_texts(store: AnalysisStore, directory: Path) -> tuple[dict[Path, str], int]:
@@ -252,7 +181,7 @@ def save_durable(
 
 
 def _name(directory: Path, path: Path) -> str:
-    return _inside(directory, path, follow_links=True).relative_to(directory).as_posix()
+    return inside(directory, path, follow_links=True).relative_to(directory).as_posix()
 
 
 def _kind(name: str) -> str:
@@ -301,7 +230,7 @@ def _commit(
             write_durably(directory / name, changes[name].encode())
             logger.debug("durable form: wrote %s", name)
         for name in removed:
-            remove_durably(_inside(directory, directory / name, follow_links=True))
+            remove_durably(inside(directory, directory / name, follow_links=True))
     write_manifest(directory, values)
 
 

@@ -392,21 +392,26 @@ def test_resend_needs_one_day_and_one_named_channel(project: Path, capsys: pytes
     assert status == 2 and len(said) == 1 and "--channel nope: no channel of notify: is called so" in said[0]
 
 
+def _mail_channel(port: int, to: list[str]) -> dict[str, object]:
+    """An e-mail channel to the local SMTP server, in clear (it is on this machine)."""
+    return {
+        "type": "email",
+        "name": "mail",
+        "host_env": "SMTP_HOST",
+        "port": port,
+        "security": "none",
+        "sender": "digest@example.org",
+        "to": to,
+    }
+
+
 def test_an_email_resent_keeps_its_message_id(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     inbox = Inbox()
     day = _day()
     with smtp_server(inbox, auth_require_tls=False) as port:
-        channel = {
-            "type": "email",
-            "name": "mail",
-            "host_env": "SMTP_HOST",
-            "port": port,
-            "security": "none",
-            "sender": "digest@example.org",
-            "to": ["rocm@example.org"],
-        }
+        channel = _mail_channel(port, ["rocm@example.org"])
         write_project(tmp_path, [channel], day_records(6, day=datetime.combine(day, datetime.min.time(), UTC)))
         monkeypatch.setenv("SMTP_HOST", "127.0.0.1")
         arguments = ["notify", "-f", str(tmp_path / "mkdocs.yml"), "--durable-dir", str(tmp_path / "data")]
@@ -439,15 +444,7 @@ def test_a_mail_some_recipients_refused_is_delivered_to_the_others_once(
     inbox = _RefusingInbox()
     day = _day()
     with smtp_server(inbox, auth_require_tls=False) as port:
-        channel = {
-            "type": "email",
-            "name": "mail",
-            "host_env": "SMTP_HOST",
-            "port": port,
-            "security": "none",
-            "sender": "digest@example.org",
-            "to": ["rocm@example.org", "nobody@example.org"],
-        }
+        channel = _mail_channel(port, ["rocm@example.org", "nobody@example.org"])
         write_project(tmp_path, [channel], day_records(6, day=datetime.combine(day, datetime.min.time(), UTC)))
         monkeypatch.setenv("SMTP_HOST", "127.0.0.1")
         arguments = ["notify", "-f", str(tmp_path / "mkdocs.yml"), "--durable-dir", str(tmp_path / "data")]

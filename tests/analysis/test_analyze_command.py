@@ -117,9 +117,10 @@ def test_prompt_injection_yields_valid_plain_text_analyses_without_the_canary(
         title = user.split("## Title\n")[1].split("\n")[0]
         return completion(
             analysis_content(
-                summary=[f"<script>alert(1)</script> {title}"],
-                conclusion="See [here](javascript:alert(1)) <a href='http://evil.example'>x</a>",
-                risks=["<img src=x onerror=alert(1)>"],
+                # Markup around prose in the asked language: above the quality floor, so it is stored.
+                summary=[f"<script>alert(1)</script> 提交：{title}"],
+                conclusion="详见 [here](javascript:alert(1)) <a href='http://evil.example'>x</a>",
+                risks=["<img src=x onerror=alert(1)> 风险"],
             )
         )
 

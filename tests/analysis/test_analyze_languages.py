@@ -178,7 +178,10 @@ def test_json_object_mode_shows_the_two_language_schema_in_the_instructions(
     _store(cache_dir, range(50, 51))
     assert _analyze(cache_dir, _config(tmp_path, "[zh, en]"), "--output-mode", "json_object") == 0
     request = server.chat_requests[0]
-    assert request.json["response_format"] == {"type": "json_object"}
+    assert request.json["response_format"]["type"] == "json_object"
+    assert request.json["response_format"]["schema"]["required"] == [
+        "change_type", "importance", "zh", "en", "platforms", "subsystems"
+    ]
     assert '"required":["change_type","importance","zh","en","platforms","subsystems"]' in request.message("system")
     (record,) = _records(cache_dir).values()
     assert record.analysis is not None and record.analysis.languages == ("zh", "en")

@@ -30,6 +30,7 @@ SERVER_PYTHON = ROOT / ".venv-llm" / "bin" / "python"
 MODELS = Path(os.environ.get("COMMIT_DIGEST_MODELS", Path.home() / ".cache" / "commit-digest" / "models"))
 MODEL_FILE = MODELS / "gemma-3-270m-q4_k_m.gguf"
 MODEL_NAME = "gemma3-270m"
+LAUNCHER = Path(__file__).with_name("llama_launch.py")
 START_SECONDS = 120.0
 CHAT = '"POST /v1/chat/completions HTTP/1.1"'
 
@@ -79,7 +80,8 @@ def start_server(folder: Path, *, n_ctx: int = 8192, port: int | None = None) ->
     port = port or _free_port()
     log = folder / f"llama-server-{port}.log"
     command = [
-        str(SERVER_PYTHON), "-m", "llama_cpp.server",
+        # llama_cpp.server without the AMX weight buffers that crash here (see llama_launch.py).
+        str(SERVER_PYTHON), str(LAUNCHER),
         "--model", str(MODEL_FILE), "--model_alias", MODEL_NAME,
         # The file has no chat template; this format drops system messages (the session finds out).
         "--chat_format", "gemma",

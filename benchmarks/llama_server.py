@@ -141,6 +141,11 @@ class CountingProxy:
     def _chats(self) -> int:
         return sum(1 for path in self.arrived if path.endswith("/chat/completions"))
 
+    def chat_requests(self) -> int:
+        """How many chat requests have arrived."""
+        with self._arrival:
+            return self._chats()
+
     def wait_for_chat_requests(self, count: int, timeout: float) -> bool:
         """Blocks until ``count`` chat requests have arrived (a marker, not a sleep)."""
         with self._arrival:

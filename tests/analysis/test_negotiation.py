@@ -253,7 +253,9 @@ def test_a_short_key_does_not_mangle_the_error_the_store_keeps(server: FakeOpenA
     assert "the text was unexpected" in (analysis.provenance.error or "")
 
 
-def test_a_known_context_window_never_raises_a_small_output_limit(server: FakeOpenAIServer, sleeps: list[float]) -> None:
+def test_a_known_context_window_never_raises_a_small_output_limit(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
     server.models = {"object": "list", "data": [{"id": "gpt-4o-mini", "owned_by": "vllm", "max_model_len": 3500}]}
     analyzer, client = make_analyzer(make_settings(server.base_url, max_output_tokens=16), sleeps)
     analyzer.analyze(COMMITS[0])

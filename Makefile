@@ -18,6 +18,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-rclone.sh
+	bash scripts/ensure-llama-server.sh
 	$(BIN)/python -m pytest -n 2
 
 lint: $(STAMP)

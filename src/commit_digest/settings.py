@@ -59,7 +59,13 @@ class LlmSettings(_Settings):
     model: str = "gpt-4o-mini"
     # Read by the openai SDK from OPENAI_BASE_URL when unset here; never holds a key.
     base_url: str | None = None
-    output_mode: Literal["json_schema", "json_object", "text"] = "json_schema"
+    # auto: json_schema first, then the form the server reads, remembered per base URL and model.
+    output_mode: Literal["auto", "json_schema", "json_object", "text"] = "auto"
+    # The instructions as a system message (true), in the user message (false), or found out (auto:
+    # moved when the server refuses a system message or its prompt tokens show it dropped it).
+    system_role: Literal["auto", True, False] = "auto"
+    # The model's context window in tokens; unset: what the server reports, else no limit.
+    context_tokens: int | None = Field(default=None, ge=1024)
     concurrency: int = Field(default=8, ge=1, le=64)
     timeout_seconds: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=10)
@@ -67,7 +73,7 @@ class LlmSettings(_Settings):
     # The first wait before a retry without Retry-After; doubled on each attempt.
     retry_backoff_seconds: float = Field(default=1.0, ge=0)
     diff_token_budget: int = Field(default=12_000, ge=500)
-    max_output_tokens: int = Field(default=4_000, ge=256)
+    max_output_tokens: int = Field(default=4_000, ge=16)
     temperature: float | None = Field(default=0.2, ge=0, le=2)
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
 

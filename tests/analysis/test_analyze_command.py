@@ -80,9 +80,12 @@ def test_faults_leave_each_commit_stored_with_its_status_and_the_next_run_picks_
 
     records = _records(cache_dir)
     assert records[ok.sha].status is AnalysisStatus.OK and records[limited.sha].status is AnalysisStatus.OK
-    assert records[refused.sha].status is AnalysisStatus.REFUSED
-    failed = records[failed_new.sha].analysis
-    assert failed is not None and failed.provenance.status is AnalysisStatus.FAILED and not failed.summary
+    # A commit whose LLM attempt failed shows the offline analysis beside the failed attempt.
+    for sha, status in ((refused.sha, AnalysisStatus.REFUSED), (failed_new.sha, AnalysisStatus.FAILED)):
+        record = records[sha]
+        assert record.analysis is not None and record.analysis.ok and record.analysis.provenance.analyzer == "offline"
+        assert record.failure is not None and record.failure.status is status
+    assert "invalid reply" in (records[failed_new.sha].failure.error or "")  # type: ignore[union-attr]
     kept = records[failed_offline.sha]
     assert kept.analysis is not None and kept.analysis.ok and kept.analysis.provenance.analyzer == "offline"
     assert kept.failure is not None and kept.failure.status is AnalysisStatus.FAILED
@@ -117,9 +120,10 @@ def test_prompt_injection_yields_valid_plain_text_analyses_without_the_canary(
         title = user.split("## Title\n")[1].split("\n")[0]
         return completion(
             analysis_content(
-                summary=[f"<script>alert(1)</script> {title}"],
-                conclusion="See [here](javascript:alert(1)) <a href='http://evil.example'>x</a>",
-                risks=["<img src=x onerror=alert(1)>"],
+                # Markup around prose in the asked language: above the quality floor, so it is stored.
+                summary=[f"<script>alert(1)</script> 提交：{title}"],
+                conclusion="详见 [here](javascript:alert(1)) <a href='http://evil.example'>x</a>",
+                risks=["<img src=x onerror=alert(1)> 风险"],
             )
         )
 

@@ -167,9 +167,10 @@ def test_a_reply_missing_a_language_is_invalid_and_asked_again_once(
     (other,) = _store(cache_dir, range(41, 42))
     server.script(other, *[completion(json.dumps(half, ensure_ascii=False))] * 2)
     assert _analyze(cache_dir, _config(tmp_path, "[zh, en]")) == 1
-    failed = _records(cache_dir)[other].analysis
-    assert failed is not None and failed.provenance.status is AnalysisStatus.FAILED
-    assert "en" in (failed.provenance.error or "") and not failed.translations
+    record = _records(cache_dir)[other]
+    failed = record.failure  # beside the offline analysis the page shows instead
+    assert failed is not None and failed.status is AnalysisStatus.FAILED and "en" in (failed.error or "")
+    assert record.analysis is not None and record.analysis.provenance.analyzer == "offline"
 
 
 def test_json_object_mode_shows_the_two_language_schema_in_the_instructions(
@@ -178,7 +179,10 @@ def test_json_object_mode_shows_the_two_language_schema_in_the_instructions(
     _store(cache_dir, range(50, 51))
     assert _analyze(cache_dir, _config(tmp_path, "[zh, en]"), "--output-mode", "json_object") == 0
     request = server.chat_requests[0]
-    assert request.json["response_format"] == {"type": "json_object"}
+    assert request.json["response_format"]["type"] == "json_object"
+    assert request.json["response_format"]["schema"]["required"] == [
+        "change_type", "importance", "zh", "en", "platforms", "subsystems"
+    ]
     assert '"required":["change_type","importance","zh","en","platforms","subsystems"]' in request.message("system")
     (record,) = _records(cache_dir).values()
     assert record.analysis is not None and record.analysis.languages == ("zh", "en")

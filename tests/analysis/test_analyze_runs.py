@@ -81,9 +81,12 @@ def test_a_commit_that_only_gets_bad_replies_fails_alone_and_is_the_only_one_ret
     server.script(shas[2], *[GATEWAY_PAGE] * 5)  # every attempt: max_retries 4 → 5 attempts
     assert _analyze(cache_dir, config, "--concurrency", "4") == 1
     assert len(server.chat_requests) == 19 + 5
-    statuses = _statuses(cache_dir)
-    assert statuses.pop(shas[2]) is AnalysisStatus.FAILED
-    assert set(statuses.values()) == {AnalysisStatus.OK}
+    with AnalysisStore(cache_dir) as store:
+        (failed,) = store.find(shas[2])
+    # The offline analysis is shown beside the failed attempt, which the next run retries.
+    assert failed is not None and failed.failure is not None and failed.failure.status is AnalysisStatus.FAILED
+    assert failed.analysis is not None and failed.analysis.provenance.analyzer == "offline"
+    assert set(_statuses(cache_dir).values()) == {AnalysisStatus.OK}
     output = capsys.readouterr().err
     assert "ok 19" in output and "failed 1" in output and "not JSON" in output
 

@@ -190,7 +190,7 @@ def test_text_mode_extracts_json_wrapped_in_prose(server: FakeOpenAIServer, slee
     assert "response_format" not in server.chat_requests_for(SHA)[0].json
 
 
-def test_json_object_mode_sends_the_schema_in_the_prompt(
+def test_json_object_mode_sends_the_schema_in_the_prompt_and_beside_the_type(
     server: FakeOpenAIServer, sleeps: list[float]
 ) -> None:
     analyzer, client = make_analyzer(make_settings(server.base_url, output_mode="json_object"), sleeps)
@@ -198,7 +198,8 @@ def test_json_object_mode_sends_the_schema_in_the_prompt(
     client.close()
     assert analysis.ok
     request = server.chat_requests_for(SHA)[0]
-    assert request.json["response_format"] == {"type": "json_object"}
+    # The schema beside the type: a grammar-constrained server (llama.cpp) holds the reply to it.
+    assert request.json["response_format"] == {"type": "json_object", "schema": analyzer.schema}
     assert '"additionalProperties":false' in request.message("system")
 
 

@@ -59,7 +59,7 @@ def test_a_reply_with_a_finish_reason_of_its_own_is_still_read(server: FakeOpenA
     read is checked, so they keep working."""
     body = (
         '{"choices": [{"message": {"role": "assistant", "content": %s, "reasoning_content": "..."},'
-        ' "finish_reason": "eos", "stop_reason": 128001}], "usage": {"prompt_tokens": 10, "completion_tokens": 5},'
+        ' "finish_reason": "eos", "stop_reason": 128001}], "usage": {"prompt_tokens": 3100, "completion_tokens": 5},'
         ' "prompt_logprobs": null, "kv_transfer_params": null}'
     )
     server.script(SHA, raw_body(body % json.dumps(analysis_content()), content_type="application/json"))

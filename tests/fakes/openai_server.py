@@ -14,6 +14,8 @@ Endpoints:
   GET  /v1/files/{id}         the file object;  GET /v1/files/{id}/content: its bytes
   POST /v1/batches            runs every line of the input file through the chat path at once
   GET  /v1/batches/{id}       the batch (status ``batch_status``, default "completed")
+  GET  /v1/models             ``models`` when set (a server describing itself), else 404
+  GET  /props                 ``props`` when set (llama.cpp's server settings), else 404
 
 Scripts: ``script(key, *replies)`` queues replies for chat requests whose user message
 contains ``key`` (a sha, a title); they are used in order, then the responder answers.
@@ -141,6 +143,8 @@ class FakeOpenAIServer:
         self.latency = latency
         self.batch_status = batch_status
         self.batch_expire_after: int | None = None  # lines after this many are expired
+        self.models: JsonObject | None = None  # what GET /v1/models answers (None: 404)
+        self.props: JsonObject | None = None  # what GET /props answers (None: 404)
         self.requests: list[RecordedRequest] = []
         self.files: dict[str, tuple[JsonObject, bytes]] = {}
         self.batches: dict[str, JsonObject] = {}
@@ -200,6 +204,7 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.clear()
             self._scripts.clear()
+            self.models = self.props = None
         with self._held:
             self._hold_until = self._arrived = 0
             self._gate, self._passed = None, 0
@@ -436,6 +441,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, fake.files[parts[-2]][1], content_type="application/octet-stream")
         elif len(parts) >= 2 and parts[-2] == "files" and parts[-1] in fake.files:
             self._send(200, fake.files[parts[-1]][0])
+        elif parts == ["v1", "models"] and fake.models is not None:
+            self._send(200, fake.models)
+        elif parts == ["props"] and fake.props is not None:
+            self._send(200, fake.props)
         elif len(parts) >= 2 and parts[-2] == "batches" and parts[-1] in fake.batches:
             batch = fake.batches[parts[-1]]
             if batch["status"] == "in_progress" and fake.batch_status != "in_progress":

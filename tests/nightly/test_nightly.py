@@ -163,14 +163,15 @@ def test_a_night_with_the_llm_down_publishes_and_marks_the_new_commits(
     assert "nightly: partial" in capsys.readouterr().err
     assert night.commit_page(1) == old_page
     new_page = night.commit_page(20)
-    assert "较新的一次分析尝试" in new_page and "失败" in new_page
+    # The offline analysis is shown, with a note that the LLM's failed and will be retried.
+    assert "此处显示的是离线分析" in new_page and "失败" in new_page and "下次运行时会重试" in new_page
 
     # The next night the LLM is back: exactly the two marked commits are analysed.
     night.llm = FakeOpenAIServer(narratives_or(analysis_responder())).start()
     night.configure()
     assert night.run() == 0
     assert len([request for request in night.llm.chat_requests if not is_narrative(request.json)]) == 2
-    assert "较新的一次分析尝试" not in night.commit_page(20)
+    assert "此处显示的是离线分析" not in night.commit_page(20)
 
 
 def test_no_secret_and_no_store_file_reaches_the_site_the_store_or_the_data(night: Night) -> None:

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, utc_now
+from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, session_for, utc_now
 from commit_digest.analysis.llm_client import ChatReply, LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
 from commit_digest.analysis.prompt import new_boundary
+from commit_digest.analysis.servers.session import ChatRequest, LlmSession
 from commit_digest.models import AnalysisStatus, TokenUsage
 from commit_digest.settings import DigestSettings
 
@@ -77,19 +78,19 @@ def outcome_of(
 
 
 def ask(
-    client: LlmClient,
-    body: dict[str, Any],
+    session: LlmSession,
+    request: ChatRequest,
     judge: Callable[[ChatReply], Verdict[T]],
     finish: Callable[[Verdict[T], TokenUsage], Outcome[R]],
     *,
     what: str,
 ) -> Outcome[R]:
-    """Sends ``body``; an invalid reply is asked again once. ``what`` names the request in logs."""
+    """Asks ``request``; an invalid reply is asked again once. ``what`` names the request in logs."""
     usage = TokenUsage()
     retried = False
     while True:
         try:
-            reply = client.chat(body)
+            reply = session.ask(request)
         except LlmError as error:
             return Outcome(AnalysisStatus.FAILED, usage, error=str(error))
         usage += reply.usage
@@ -111,8 +112,10 @@ class StructuredWriter:
         *,
         clock: Clock = utc_now,
         boundary_factory: Callable[[], str] = new_boundary,
+        session: LlmSession | None = None,
     ) -> None:
         self._client = client
+        self.session = session or session_for(client, settings)
         self._llm = settings.llm
         self._repository = settings.repository
         self.clock = clock
@@ -130,6 +133,19 @@ class StructuredWriter:
         while any(boundary in text for text in data):
             boundary = new_boundary()
         return boundary
+
+    def chat_request(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ChatRequest:
+        """The request of a system and a user message (``messages``, as ``request_body`` has them)."""
+        return ChatRequest(
+            system=messages[0]["content"],
+            user=messages[1]["content"],
+            schema=schema,
+            max_output_tokens=self._llm.max_output_tokens,
+        )
+
+    def extracts(self, reply: ChatReply) -> bool:
+        """Whether ``reply``'s JSON is read out of free text (the text form)."""
+        return (reply.form or self.mode) == "text"
 
     def outcome(self, verdict: Verdict[T], usage: TokenUsage, stored: Callable[[T], Outcome[R]]) -> Outcome[R]:
         return outcome_of(verdict, usage, max_output_tokens=self._llm.max_output_tokens, stored=stored)

@@ -6,6 +6,12 @@ provenance and the tokens it cost in its usage. A reply cut off at the output li
 asked again once with half the diff; a reply that is not valid JSON or breaks the schema
 is asked again once; neither is ever stored as an analysis.
 
+A reply that parses is stored as ok only above the quality floor (quality_floor.py): below it
+the reply is invalid like one that breaks the schema. How the server wants the request asked
+(reply form, system message, output-limit field) is the session's business (servers/session.py);
+the prompt is fitted here to a context window the server reports, and a server's "context length
+exceeded" answer shrinks it and asks once more.
+
 A site in two languages gets both wordings from one request per commit: the analysis is in the
 site's default language with the other as its translation.
 """
@@ -19,7 +25,7 @@ from datetime import UTC, datetime
 
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.llm_client import ChatReply, LlmClient
-from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.analysis.llm_errors import InvalidReplyError, LlmContextError, LlmError
 from commit_digest.analysis.llm_schema import LlmReply
 from commit_digest.analysis.prompt import (
     PROMPT_CANARY,
@@ -30,13 +36,23 @@ from commit_digest.analysis.prompt import (
     reply_schema,
     system_prompt,
 )
+from commit_digest.analysis.quality_floor import floor_problem
+from commit_digest.analysis.servers.session import ChatRequest, LlmSession
 from commit_digest.meaning.taxonomy import Classification, Taxonomy, classify
 from commit_digest.models import Analysis, AnalysisStatus, Commit, TokenUsage
 from commit_digest.settings import DigestSettings
+from commit_digest.store.server_profiles import StoredServerProfiles
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
 Clock = Callable[[], datetime]
+# The smallest diff budget a shrunk prompt gets (a cut-off reply, a context window).
+MIN_DIFF_BUDGET = 250
+
+
+def session_for(client: LlmClient, settings: DigestSettings) -> LlmSession:
+    """The session a writer asks through, remembering what the server reads in the store."""
+    return LlmSession(client, settings.llm, StoredServerProfiles(settings.cache_dir))
 
 
 def utc_now() -> datetime:
@@ -68,8 +84,10 @@ class LlmAnalyzer:
         *,
         clock: Clock = utc_now,
         boundary_factory: Callable[[], str] = new_boundary,
+        session: LlmSession | None = None,
     ) -> None:
         self._client = client
+        self._session = session or session_for(client, settings)
         self._settings = settings
         self._llm = settings.llm
         self._taxonomy = taxonomy
@@ -100,17 +118,23 @@ class LlmAnalyzer:
         )
 
     def request_body(self, prompt: Prompt) -> dict[str, object]:
+        """A Batch API line's body."""
         body = self._client.chat_body(prompt.messages, mode=self.mode, schema=self.schema)
-        if len(self.languages) > 1:
-            body["max_completion_tokens"] = self.max_output_tokens
+        for field in ("max_completion_tokens", "max_tokens"):
+            if field in body:
+                body[field] = self.max_output_tokens
         return body
 
-    def judge(self, reply: ChatReply) -> ReplyVerdict:
-        """Classifies one reply; pure apart from the taxonomy and the mode."""
+    def chat_request(self, prompt: Prompt) -> ChatRequest:
+        return ChatRequest(
+            system=prompt.system, user=prompt.user, schema=self.schema, max_output_tokens=self.max_output_tokens
+        )
+
+    def judge(self, reply: ChatReply, boundary: str | None = None) -> ReplyVerdict:
+        """Classifies one reply; pure apart from the taxonomy and the mode. ``boundary`` is the
+        prompt's, which no text of the reply may repeat."""
         if reply.refusal or reply.finish_reason == "content_filter":
-            return ReplyVerdict(
-                refusal=(reply.refusal or "the provider's content filter stopped the reply").strip()
-            )
+            return ReplyVerdict(refusal=(reply.refusal or "the provider's content filter stopped the reply").strip())
         if reply.finish_reason == "length":
             return ReplyVerdict(cut_off=True)
         if not reply.content:
@@ -120,31 +144,71 @@ class LlmAnalyzer:
                 reply.content,
                 taxonomy=self._taxonomy,
                 canary=PROMPT_CANARY,
-                extract=self.mode == "text",
+                extract=(reply.form or self.mode) == "text",
                 model=self.reply_model,
             )
         except InvalidReplyError as error:
             return ReplyVerdict(invalid=str(error))
+        problem = self.floor_problem(parsed, (PROMPT_CANARY, boundary or ""))
+        if problem is not None:
+            return ReplyVerdict(invalid=f"below the quality floor: {problem}")
         return ReplyVerdict(analysis=parsed)
+
+    def floor_problem(self, reply: LlmReply, markers: tuple[str, ...]) -> str | None:
+        """The first wording of ``reply`` below the quality floor, or None."""
+        languages = llm_schema.reply_languages(type(reply))
+        wordings = [(code, getattr(reply, code)) for code in languages] or [(self.language, reply)]
+        for code, wording in wordings:
+            problem = floor_problem(llm_schema.to_text(wording), code, markers)
+            if problem is not None:
+                return problem if not languages else f"{code}: {problem}"
+        return None
+
+    def fitted_budget(self, prompt: Prompt, budget: int, context: int, *, scale: float = 1.0) -> int:
+        """The diff budget that fits ``prompt`` into a window of ``context`` tokens, leaving room
+        for the reply; ``scale`` corrects the estimate where the server counted the prompt."""
+        reserve = min(self.max_output_tokens, context // 4)
+        over = prompt.estimated_tokens - int((context - reserve) * scale)
+        if over <= 0:
+            return budget
+        return max(min(budget, prompt.diff.tokens) - over, MIN_DIFF_BUDGET)
 
     def analyze(self, commit: Commit) -> Analysis:
         usage = TokenUsage()
         budget = self._llm.diff_token_budget
-        shrunk = invalid_retried = False
+        shrunk = invalid_retried = context_retried = False
         while True:
             prompt = self.prompt_for(commit, budget)
+            context = self._session.context_tokens
+            if context is not None and (fitted := self.fitted_budget(prompt, budget, context)) < budget:
+                logger.info(
+                    "%s: prompt over the %s-token context; diff budget %s tokens", commit.short_sha, context, fitted
+                )
+                budget = fitted
+                prompt = self.prompt_for(commit, budget)
             try:
-                reply = self._client.chat(self.request_body(prompt))
+                reply = self._session.ask(self.chat_request(prompt))
+            except LlmContextError as error:
+                if context_retried:
+                    return self.unsuccessful(
+                        commit, AnalysisStatus.FAILED, f"{error} (after shrinking the prompt once)", usage
+                    )
+                context_retried = True
+                budget = self._budget_after(error, prompt, budget)
+                logger.info(
+                    "%s: over the server's context; asking again with a diff budget of %s tokens",
+                    commit.short_sha,
+                    budget,
+                )
+                continue
             except LlmError as error:
                 return self.unsuccessful(commit, AnalysisStatus.FAILED, str(error), usage)
             usage += reply.usage
-            verdict = self.judge(reply)
+            verdict = self.judge(reply, prompt.boundary)
             if verdict.analysis is not None:
                 return self.successful(commit, verdict.analysis, usage)
             if verdict.refusal is not None:
-                return self.unsuccessful(
-                    commit, AnalysisStatus.REFUSED, f"the model refused: {verdict.refusal}", usage
-                )
+                return self.unsuccessful(commit, AnalysisStatus.REFUSED, f"the model refused: {verdict.refusal}", usage)
             if verdict.cut_off:
                 if shrunk:
                     return self.unsuccessful(
@@ -169,6 +233,16 @@ class LlmAnalyzer:
             invalid_retried = True
             logger.info("%s: invalid reply (%s); asking once more", commit.short_sha, verdict.invalid)
 
+    def _budget_after(self, error: LlmContextError, prompt: Prompt, budget: int) -> int:
+        """The diff budget after the server refused ``prompt`` as over its context window."""
+        halved = max(min(budget, prompt.diff.tokens) // 2, MIN_DIFF_BUDGET)
+        if error.limit is None:
+            return halved
+        self._session.learn_context(error.limit)
+        scale = prompt.estimated_tokens / error.prompt_tokens if error.prompt_tokens else 1.0
+        # 0.9: the estimate's error is not the same on every part of the prompt.
+        return min(self.fitted_budget(prompt, budget, error.limit, scale=min(scale, 1.0) * 0.9), halved)
+
     # -- building the results ----------------------------------------------------------------
 
     def _rules(self, commit: Commit) -> Classification:
@@ -182,9 +256,7 @@ class LlmAnalyzer:
             language=self.language,
             usage=usage,
         )
-        return llm_schema.to_analysis(
-            reply, rules=self._rules(commit), taxonomy=self._taxonomy, provenance=provenance
-        )
+        return llm_schema.to_analysis(reply, rules=self._rules(commit), taxonomy=self._taxonomy, provenance=provenance)
 
     def unsuccessful(self, commit: Commit, status: AnalysisStatus, error: str, usage: TokenUsage) -> Analysis:
         level = logging.INFO if status is AnalysisStatus.PENDING else logging.WARNING

@@ -15,6 +15,7 @@ from __future__ import annotations
 import email.utils
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,18 +29,27 @@ from openai.types import Batch
 from commit_digest.analysis.llm_errors import (
     InvalidReplyError,
     LlmConfigError,
+    LlmContextError,
+    LlmError,
+    LlmFormRefusedError,
     LlmRequestError,
     LlmTimeoutError,
     LlmUnavailableError,
     scrub,
 )
+from commit_digest.analysis.servers.families import ServerFacts, family_of, server_root
+from commit_digest.analysis.servers.forms import FORMS, JSON_SCHEMA, SCHEMA_NAME
 from commit_digest.models import TokenUsage
 from commit_digest.settings import LlmSettings
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
-SCHEMA_NAME = "commit_analysis"
+# Statuses whose message can say what in the request the server refused (a 500 included: some
+# servers answer a body they cannot parse with a 500).
+_NOT_ABOUT_THE_REQUEST = frozenset({401, 403, 404, 408, 409, 429})
+PROBE_TIMEOUT_SECONDS = 10.0
+__all__ = ["SCHEMA_NAME"]
 BATCH_ENDPOINT = "/v1/chat/completions"
 
 Sleep = Callable[[float], None]
@@ -58,6 +68,55 @@ class ChatReply:
     refusal: str | None
     finish_reason: str
     usage: TokenUsage
+    # The reply form the request used (forms.FORMS); None where the caller chose it (a batch line).
+    form: str | None = None
+
+
+_CONTEXT = re.compile(
+    r"context length|context window|context size|maximum context|n_ctx|prompt is too long|too many (input )?tokens",
+    re.IGNORECASE,
+)
+_CONTEXT_LIMIT = re.compile(
+    r"(?:maximum context length is|context window of|context size \(|context length of|n_ctx\D{0,8})\s*(\d{3,})",
+    re.IGNORECASE,
+)
+_CONTEXT_PROMPT = re.compile(
+    r"(\d+) in the messages|has (\d+) input tokens|messages resulted in (\d+) tokens|requested tokens \((\d+)\)",
+    re.IGNORECASE,
+)
+_TOKEN_FIELD = re.compile(
+    r"['\"`]?(max_completion_tokens|max_tokens)['\"`]?[^.]{0,40}?(?:not supported|unsupported|unrecognized|"
+    r"unknown|not permitted|extra)|(?:unsupported|unknown|unrecognized) (?:parameter|argument|field)\W{0,4}"
+    r"(max_completion_tokens|max_tokens)",
+    re.IGNORECASE,
+)
+_FORM = re.compile(r"response_format|json_schema|\bschema\b|guided_json|structured_outputs", re.IGNORECASE)
+_SYSTEM = re.compile(
+    r"system (?:role|message|prompt)s? (?:is |are )?(?:not|un)|roles must alternate|role ['\"]?system['\"]? "
+    r"(?:is )?(?:not|un)",
+    re.IGNORECASE,
+)
+
+
+def refused_part(status: int, message: str) -> LlmError | None:
+    """What in the request a refusal names: the context window, an output-limit field, the reply
+    form or the system message (each answered by asking differently, never by asking again);
+    None for any other refusal or fault."""
+    if status in _NOT_ABOUT_THE_REQUEST or status < 400:
+        return None
+    if _CONTEXT.search(message):
+        limit = _CONTEXT_LIMIT.search(message)
+        prompt = _CONTEXT_PROMPT.search(message)
+        prompt_tokens = int(next(group for group in prompt.groups() if group)) if prompt else None
+        return LlmContextError(message, int(limit.group(1)) if limit else None, prompt_tokens)
+    field = _TOKEN_FIELD.search(message)
+    if field is not None:
+        return LlmFormRefusedError(message, field.group(1) or field.group(2))
+    if _FORM.search(message):
+        return LlmFormRefusedError(message, "response_format")
+    if _SYSTEM.search(message):
+        return LlmFormRefusedError(message, "system")
+    return None
 
 
 @dataclass(frozen=True)
@@ -203,36 +262,64 @@ class LlmClient:
 
     # -- requests ------------------------------------------------------------------------
 
-    def chat_body(
-        self, messages: list[dict[str, str]], *, mode: str, schema: dict[str, Any] | None
+    def chat_body(self, messages: list[dict[str, str]], *, mode: str, schema: dict[str, Any] | None) -> dict[str, Any]:
+        """The request body of a Batch API line (the OpenAI API: json_schema where the mode is
+        auto, the output limit in the field it reads)."""
+        form = JSON_SCHEMA if mode == "auto" else FORMS[mode]
+        family = family_of(self.base_url, None)
+        body = self.body(messages, max_output_tokens=self.settings.max_output_tokens, token_fields=family.token_fields)
+        if schema is None and form.constrained:
+            raise ValueError(f"{form.name} mode needs the schema")
+        form.shape(body, schema or {}, schema_attached=family.schema_in_json_object)
+        return body
+
+    def body(
+        self, messages: list[dict[str, str]], *, max_output_tokens: int, token_fields: tuple[str, ...]
     ) -> dict[str, Any]:
-        """The request body: the same for a direct call and a Batch API line."""
-        body: dict[str, Any] = {
-            "model": self.settings.model,
-            "messages": messages,
-            "max_completion_tokens": self.settings.max_output_tokens,
-        }
+        """A chat request without its reply form: the model, the messages, the output limit in
+        each of ``token_fields``, the temperature."""
+        body: dict[str, Any] = {"model": self.settings.model, "messages": messages}
+        for field in token_fields:
+            body[field] = max_output_tokens
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
-        if mode == "json_schema":
-            if schema is None:
-                raise ValueError("json_schema mode needs the schema")
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": True},
-            }
-        elif mode == "json_object":
-            body["response_format"] = {"type": "json_object"}
         return body
 
     def chat(self, body: dict[str, Any]) -> ChatReply:
         """One completion; a reply that is not a valid completion is retried like a server error."""
 
         def request() -> ChatReply:
-            raw = self._client.chat.completions.with_raw_response.create(**body)
+            # Fields only some servers read (vLLM's structured-output field) go as extra body.
+            known = {key: value for key, value in body.items() if key not in _EXTRA_FIELDS}
+            extra = {key: value for key, value in body.items() if key in _EXTRA_FIELDS}
+            raw = self._client.chat.completions.with_raw_response.create(**known, extra_body=extra or None)
             return reply_from_text(raw.text, content_type=raw.headers.get("content-type", ""))
 
-        return self._with_retries("chat completion", request)
+        return self._with_retries("chat completion", request, refused=refused_part)
+
+    def describe(self, family_probe: str | None = None, known: ServerFacts | None = None) -> ServerFacts:
+        """What the server says about itself: ``/v1/models`` (unless ``known`` has it), and ``/props``
+        or ``/api/show`` where ``family_probe`` asks for them. Quiet and quick: a server that says
+        nothing is not at fault."""
+        models = known.models if known is not None else self._probe("GET", "models")
+        props = show = None
+        if family_probe == "props":
+            props = self._probe("GET", f"{server_root(self.base_url)}/props")
+        elif family_probe == "show":
+            show = self._probe("POST", f"{server_root(self.base_url)}/api/show", {"model": self.settings.model})
+        return ServerFacts(models=models, props=props, show=show)
+
+    def _probe(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        timeout = min(PROBE_TIMEOUT_SECONDS, self.settings.timeout_seconds)
+        try:
+            if method == "GET":
+                answer = self._client.get(path, cast_to=object, options={"timeout": timeout})
+            else:
+                answer = self._client.post(path, cast_to=object, body=body, options={"timeout": timeout})
+        except openai.OpenAIError as error:
+            logger.debug("%s %s: %s", method, path, self._scrub(str(error)))
+            return None
+        return answer if isinstance(answer, dict) else None
 
     # -- the Batch API ---------------------------------------------------------------------
 
@@ -263,18 +350,27 @@ class LlmClient:
 
     # -- retries and error conversion ------------------------------------------------------
 
-    def _with_retries(self, what: str, call: Callable[[], _T]) -> _T:
+    def _with_retries(
+        self, what: str, call: Callable[[], _T], *, refused: Callable[[int, str], LlmError | None] | None = None
+    ) -> _T:
         retries = self.settings.max_retries
         for attempt in range(retries + 1):
             try:
                 return call()
             except openai.APITimeoutError:
+                # A server that ignores the output limit writes until this timeout stops it.
                 raise LlmTimeoutError(
-                    f"{what}: no reply within {self.settings.timeout_seconds:g} s from {self.base_url}"
+                    f"{what}: no reply within {self.settings.timeout_seconds:g} s from {self.base_url} "
+                    "(stopped by the client; a server that ignores max_tokens writes until then)"
                 ) from None
             except openai.APIStatusError as error:
                 status = error.status_code
                 text = self._scrub(f"{what}: HTTP {status} from {self.base_url}: {error.message}")
+                refusal = refused(status, error.message) if refused is not None else None
+                if refusal is not None:
+                    # A refusal of the request's form: asking the same again cannot help.
+                    refusal.args = (text,)
+                    raise refusal from None
                 if status not in RETRYABLE_STATUS and status < 500:
                     raise LlmRequestError(text) from None
                 wait = retry_after_seconds(error.response.headers)
@@ -305,6 +401,10 @@ class LlmClient:
 
     def _scrub(self, text: str) -> str:
         return scrub(text, self._secrets)
+
+
+# Body fields the SDK's create() has no parameter for.
+_EXTRA_FIELDS = frozenset({"structured_outputs", "guided_json"})
 
 
 def _state(batch: Batch) -> BatchState:

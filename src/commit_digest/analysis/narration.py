@@ -157,6 +157,10 @@ class NarrativeWriter(StructuredWriter):
         )
 
     def request_body(self, job: NarrativeJob) -> dict[str, Any]:
+        """The Batch API body of ``job``."""
+        return self._client.chat_body(self.messages(job), mode=self.mode, schema=narrative_schema(self.languages))
+
+    def messages(self, job: NarrativeJob) -> list[dict[str, str]]:
         data = "\n".join(f"{commit.title}\n{commit.summary}" for commit in job.commits)
         boundary = self.boundary(data)
         user = render(
@@ -170,12 +174,11 @@ class NarrativeWriter(StructuredWriter):
             omitted=job.omitted,
             commits=job.commits,
         )
-        messages = [{"role": "system", "content": self.system()}, {"role": "user", "content": user}]
-        return self._client.chat_body(messages, mode=self.mode, schema=narrative_schema(self.languages))
+        return [{"role": "system", "content": self.system()}, {"role": "user", "content": user}]
 
     def judge(self, reply: ChatReply) -> NarrativeVerdict:
         return judge_reply(
-            reply, lambda content: parse_narrative(content, languages=self.languages, extract=self.mode == "text")
+            reply, lambda content: parse_narrative(content, languages=self.languages, extract=self.extracts(reply))
         )
 
     def result(self, job: NarrativeJob, verdict: NarrativeVerdict, usage: TokenUsage) -> NarrativeResult:
@@ -194,8 +197,8 @@ class NarrativeWriter(StructuredWriter):
     def write(self, job: NarrativeJob) -> NarrativeResult:
         """The narrative of ``job``; an invalid reply is asked again once."""
         return ask(
-            self._client,
-            self.request_body(job),
+            self.session,
+            self.chat_request(self.messages(job), narrative_schema(self.languages)),
             self.judge,
             lambda verdict, usage: self.result(job, verdict, usage),
             what=f"{job.name}: narrative",

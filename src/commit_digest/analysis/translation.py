@@ -149,7 +149,13 @@ class Translator(StructuredWriter):
         )
 
     def request_body(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> dict[str, Any]:
-        """The request translating ``analysis``'s own wording into ``target``."""
+        """The Batch API body translating ``analysis``'s own wording into ``target``."""
+        return self._client.chat_body(
+            self.messages(commit, analysis, target), mode=self.mode, schema=translation_schema()
+        )
+
+    def messages(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> list[dict[str, str]]:
+        """The system and user messages translating ``analysis``'s own wording into ``target``."""
         wording = source_json(analysis.text())
         boundary = self.boundary(wording, commit.title)
         user = render(
@@ -161,15 +167,14 @@ class Translator(StructuredWriter):
             analysis=wording,
             target_name=prompt_language_name(target),
         )
-        messages = [
+        return [
             {"role": "system", "content": self.system(analysis.language, target)},
             {"role": "user", "content": user},
         ]
-        return self._client.chat_body(messages, mode=self.mode, schema=translation_schema())
 
     def judge(self, reply: ChatReply, source: AnalysisText) -> TranslationVerdict:
         return judge_reply(
-            reply, lambda content: parse_translation(content, source=source, extract=self.mode == "text")
+            reply, lambda content: parse_translation(content, source=source, extract=self.extracts(reply))
         )
 
     def result(self, verdict: TranslationVerdict, target: LanguageCode, usage: TokenUsage) -> TranslationResult:
@@ -182,8 +187,8 @@ class Translator(StructuredWriter):
         """``analysis``'s own wording in ``target``; an invalid reply is asked again once."""
         source = analysis.text()
         return ask(
-            self._client,
-            self.request_body(commit, analysis, target),
+            self.session,
+            self.chat_request(self.messages(commit, analysis, target), translation_schema()),
             lambda reply: self.judge(reply, source),
             lambda verdict, usage: self.result(verdict, target, usage),
             what=f"{commit.short_sha}: translation",

@@ -99,6 +99,13 @@ def _run_offline(args: argparse.Namespace, settings: DigestSettings, taxonomy: T
     return 0 if summary.all_ok else 1
 
 
+def _offline_beside_failures(store: Any, settings: DigestSettings, taxonomy: Taxonomy, name: str) -> None:
+    from commit_digest.analysis.fallback import offline_beside_failures
+    from commit_digest.analysis.offline import OfflineAnalyzer
+
+    offline_beside_failures(store, OfflineAnalyzer(taxonomy, settings.language), name, settings.repository)
+
+
 def _run_llm(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxonomy, console: Console) -> int:
     # The openai SDK takes a third of a second to import: only the commands that call it pay.
     from commit_digest.analysis import batch
@@ -120,6 +127,8 @@ def _run_llm(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxon
                 print_lines(console, report.lines())
                 return 0
             summary = analyse_with_llm(store, analyzer, settings.llm, selection, console=console)
+            if summary.failed:
+                _offline_beside_failures(store, settings, taxonomy, analyzer.name)
     finally:
         client.close()
     print_lines(console, summary.lines())

@@ -59,9 +59,9 @@ def add_llm_options(parser: argparse.ArgumentParser, *, what: str, unit: str = "
     parser.add_argument("--model", default=None, help="model name (default: llm.model in mkdocs.yml)")
     parser.add_argument(
         "--output-mode",
-        choices=("json_schema", "json_object", "text"),
+        choices=("auto", "json_schema", "json_object", "text"),
         default=None,
-        help="structured output: json_schema (default), or a fallback for servers without it",
+        help="structured output: auto (default: negotiated with the server and remembered), or one form",
     )
     parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default 120)")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.site import paths
 from commit_digest.site.rendering.analysis_cut import clipped_analysis
 from commit_digest.site.rendering.escape import html_fill, html_fill_each, html_join, html_paragraphs, title_html
@@ -180,29 +181,31 @@ class Fragments:
         total = self.context.texts("stats_total", total=stats.total)
         return html_fill('<p class="digest-stats">%s%s</p>', total, groups)
 
-    def _note(self, text: Markup, detail: object = "") -> Markup:
-        """A warning box: ``text`` (trusted wording), then ``detail`` (untrusted: an error message)."""
-        more = html_fill(" %s", detail) if detail else _NOTHING
-        return html_fill(_NOTE, self.context.texts("note_title"), text, more)
+    def _note(self, text: Markup) -> Markup:
+        """A warning box with ``text`` (trusted wording)."""
+        return html_fill(_NOTE, self.context.texts("note_title"), text, _NOTHING)
 
     def status_note(self, item: SiteCommit) -> Markup:
-        """Why a commit shows no analysis, or that a newer attempt at one failed; "" when neither."""
+        """Why a commit shows no analysis, or that a newer attempt at one failed; "" when neither.
+        Never the attempt's error: it names the LLM endpoint (a private gateway's address, the
+        server's own file paths); the store (`show`) and the logs keep it."""
         context = self.context
         texts, analysis, notes = context.texts, item.analysis, []
         if analysis is None:
             notes.append(self._note(texts("not_analysed_note")))
         elif not analysis.ok:
-            status = context.status_name(analysis.provenance.status)
-            notes.append(self._note(texts("not_ok_note", status=status), analysis.provenance.error or ""))
+            notes.append(self._note(texts("not_ok_note", status=context.status_name(analysis.provenance.status))))
         failure = item.record.failure
         if failure:
+            offline = analysis is not None and analysis.provenance.analyzer == OfflineAnalyzer.name
             worded = texts(
                 "failure_note",
                 analyzer=failure.analyzer,
                 time=context.format_time(failure.created_at),
                 status=context.status_name(failure.status),
+                shown=texts("failure_shown_offline" if offline else "failure_shown_earlier"),
             )
-            notes.append(self._note(worded, failure.error or ""))
+            notes.append(self._note(worded))
         return html_join(notes)
 
     def impact_list(self, changes: Iterable[OperatorChange]) -> Markup:

@@ -1,0 +1,263 @@
+"""Negotiation with the servers people run, each played by the scripted server: the reply form,
+the system message, the output-limit fields and the context window, found out once per base URL
+and model and remembered in the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from commit_digest.analysis.llm_analyzer import LlmAnalyzer
+from commit_digest.analysis.llm_client import LlmClient
+from commit_digest.analysis.llm_errors import scrub
+from commit_digest.analysis.servers.families import (
+    GENERIC,
+    LLAMA_CPP_PYTHON,
+    LLAMA_SERVER,
+    OLLAMA,
+    OPENAI,
+    VLLM,
+    ServerFacts,
+    family_of,
+)
+from commit_digest.meaning.taxonomy import load_taxonomy
+from commit_digest.models import AnalysisStatus
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.server_profiles import profile_key
+from tests.analysis.conftest import API_KEY, make_analyzer, make_commit, make_settings
+from tests.fakes.openai_server import (
+    FakeOpenAIServer,
+    Reply,
+    analysis_content,
+    completion,
+    error,
+    estimate_tokens,
+)
+
+COMMITS = [make_commit(number) for number in range(1, 4)]
+# What llama-cpp-python 0.3.36's server answers a json_schema request: pydantic's error, as a 500.
+PYDANTIC_500 = "1 validation error: response_format.type: Input should be 'text' or 'json_object'"
+
+
+def _messages(request: dict[str, Any]) -> list[dict[str, str]]:
+    return list(request["messages"])
+
+
+def _user_tokens(request: dict[str, Any]) -> int:
+    return sum(estimate_tokens(m["content"]) for m in _messages(request) if m["role"] == "user")
+
+
+def llama_cpp_python(request: dict[str, Any]) -> Reply:
+    """llama-cpp-python's server with a Gemma chat format: json_object (with its schema) only, and
+    system messages dropped from the prompt (its token count shows it)."""
+    form = request.get("response_format") or {}
+    if form.get("type") not in (None, "text", "json_object"):
+        return error(500, PYDANTIC_500)
+    usage = {"prompt_tokens": _user_tokens(request), "completion_tokens": 300}
+    if form.get("type") == "json_object" and "schema" not in form:
+        return completion("{}", usage=usage)
+    if all(m["role"] != "system" for m in _messages(request)):
+        return completion(analysis_content(), usage=usage)
+    # The model never saw the instructions: a reply that passes the schema, not the floor.
+    return completion(analysis_content(summary=["0"], conclusion=">1000000000"), usage=usage)
+
+
+def test_auto_finds_the_form_and_the_system_role_of_llama_cpp_python_once(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    server.responder = llama_cpp_python
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    analyses = [analyzer.analyze(commit) for commit in COMMITS]
+    client.close()
+    assert all(analysis.ok for analysis in analyses)
+    # json_schema refused (one request, no retry), json_object with the system message dropped,
+    # then json_object with the instructions in the user message; one request per later commit.
+    assert [len(server.chat_requests_for(commit.sha)) for commit in COMMITS] == [3, 1, 1]
+    assert sleeps == []
+    last = server.chat_requests_for(COMMITS[2].sha)[0].json
+    assert last["response_format"] == {"type": "json_object", "schema": analyzer.schema}
+    assert [message["role"] for message in last["messages"]] == ["user"]
+    assert last["max_tokens"] == last["max_completion_tokens"] == 4000
+
+    # A later run reads what worked from the store: no probing.
+    server.reset()
+    server.responder = llama_cpp_python
+    again, client = make_analyzer(make_settings(server.base_url), sleeps)
+    assert again.analyze(make_commit(9)).ok
+    client.close()
+    assert len(server.chat_requests) == 1
+    with AnalysisStore("cache") as store:
+        profile = store.get_meta(profile_key(server.base_url, "gpt-4o-mini"))
+    assert profile == {
+        "family": "generic",
+        "form": "json_object",
+        "system_in_user": True,
+        "token_fields": ["max_completion_tokens", "max_tokens"],
+    }
+
+
+def test_an_explicit_mode_the_server_refuses_fails_with_one_request_and_says_what_to_change(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    server.responder = llama_cpp_python
+    analyzer, client = make_analyzer(make_settings(server.base_url, output_mode="json_schema"), sleeps)
+    analysis = analyzer.analyze(COMMITS[0])
+    client.close()
+    assert analysis.provenance.status is AnalysisStatus.FAILED
+    assert len(server.chat_requests) == 1 and sleeps == []
+    assert "response_format" in (analysis.provenance.error or "") and "try auto" in (analysis.provenance.error or "")
+
+
+def test_json_object_without_the_schema_is_refused_by_the_floor_not_stored(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    """What llama.cpp's grammar lets a model write when json_object carries no schema: {} is invalid."""
+    server.responder = lambda request: completion("{}")
+    analyzer, client = make_analyzer(make_settings(server.base_url, output_mode="json_object"), sleeps)
+    analysis = analyzer.analyze(COMMITS[0])
+    client.close()
+    assert analysis.provenance.status is AnalysisStatus.FAILED
+    assert len(server.chat_requests) == 2  # invalid: asked once more, then failed
+
+
+def test_a_server_that_reads_only_text_is_asked_in_text_after_one_refusal_per_form(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    def text_only(request: dict[str, Any]) -> Reply:
+        if "response_format" in request or "structured_outputs" in request:
+            return error(400, "response_format is not supported by this server")
+        return completion(f"Here it is:\n```json\n{analysis_content()}\n```")
+
+    server.responder = text_only
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    first, second = (analyzer.analyze(commit) for commit in COMMITS[:2])
+    client.close()
+    assert first.ok and second.ok
+    forms = [request.json.get("response_format", {}).get("type") for request in server.chat_requests]
+    assert forms == ["json_schema", "json_object", None, None, None]
+    assert "structured_outputs" in server.chat_requests[2].json  # vLLM's field, the third form
+    assert sleeps == []
+
+
+def test_vllm_is_known_by_its_listing_and_its_context_window_shrinks_the_prompt_before_sending(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    server.models = {"object": "list", "data": [{"id": "gpt-4o-mini", "owned_by": "vllm", "max_model_len": 3500}]}
+    big = make_commit(5)
+    analyzer, client = make_analyzer(make_settings(server.base_url, diff_token_budget=12_000), sleeps)
+    prompt = analyzer.prompt_for(big)
+    analysis = analyzer.analyze(big)
+    client.close()
+    assert analysis.ok and len(server.chat_requests) == 1
+    sent = server.chat_requests[0].json
+    sent_tokens = sum(estimate_tokens(message["content"]) for message in sent["messages"])
+    # The prompt leaves a quarter of the window for the reply, and the limit asked is within it.
+    assert sent_tokens < prompt.estimated_tokens and sent_tokens + 3500 // 4 <= 3500
+    assert sent["max_tokens"] == sent["max_completion_tokens"] <= 3500 - sent_tokens
+
+
+def test_a_context_length_answer_shrinks_the_prompt_and_asks_once_more_never_five_times(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    limit = {"tokens": 2_600}
+
+    def small_window(request: dict[str, Any]) -> Reply:
+        tokens = sum(estimate_tokens(message["content"]) for message in request["messages"])
+        if tokens > limit["tokens"]:
+            return error(
+                400,
+                f"This model's maximum context length is {limit['tokens']} tokens. However, you requested "
+                f"{tokens + 4000} tokens ({tokens} in the messages, 4000 in the completion).",
+            )
+        return completion(analysis_content())
+
+    server.responder = small_window
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    assert analyzer.analyze(COMMITS[0]).ok
+    assert len(server.chat_requests) == 2 and sleeps == []
+
+    server.reset()
+    server.responder = small_window
+    limit["tokens"] = 1_100  # below the instructions alone: shrinking cannot help
+    analysis = analyzer.analyze(COMMITS[1])
+    client.close()
+    assert analysis.provenance.status is AnalysisStatus.FAILED
+    assert len(server.chat_requests) == 2 and sleeps == []
+    assert "maximum context length" in (analysis.provenance.error or "")
+
+
+def test_a_refused_system_message_moves_the_instructions_into_the_user_message(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    def no_system(request: dict[str, Any]) -> Reply:
+        if any(message["role"] == "system" for message in request["messages"]):
+            return error(400, "System role not supported")
+        return completion(analysis_content())
+
+    server.responder = no_system
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    assert all(analyzer.analyze(commit).ok for commit in COMMITS[:2])
+    client.close()
+    assert len(server.chat_requests) == 3
+
+
+def test_system_role_false_always_puts_the_instructions_in_the_user_message(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    analyzer, client = make_analyzer(make_settings(server.base_url, system_role=False), sleeps)
+    assert analyzer.analyze(COMMITS[0]).ok
+    client.close()
+    (request,) = server.chat_requests
+    assert [message["role"] for message in request.json["messages"]] == ["user"]
+    assert request.message("user").startswith(analyzer.system)
+
+
+def test_a_refused_output_limit_field_is_left_out_from_then_on(server: FakeOpenAIServer, sleeps: list[float]) -> None:
+    def completion_tokens_only(request: dict[str, Any]) -> Reply:
+        if "max_tokens" in request:
+            return error(400, "Unsupported parameter: 'max_tokens' is not supported with this model.")
+        return completion(analysis_content())
+
+    server.responder = completion_tokens_only
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    assert all(analyzer.analyze(commit).ok for commit in COMMITS[:2])
+    client.close()
+    assert len(server.chat_requests) == 3
+    assert server.chat_requests[-1].json["max_completion_tokens"] == 4000
+
+
+def test_families_are_told_by_what_the_server_says() -> None:
+    assert family_of("https://api.openai.com/v1", None) is OPENAI
+    assert OPENAI.token_fields == ("max_completion_tokens",)
+    assert family_of("http://h/v1", {"data": [{"id": "m", "owned_by": "vllm", "max_model_len": 8192}]}) is VLLM
+    assert family_of("http://h/v1", {"data": [{"id": "m", "owned_by": "me"}]}) is LLAMA_CPP_PYTHON
+    assert family_of("http://h/v1", None) is GENERIC
+    assert VLLM.context_tokens(ServerFacts(models={"data": [{"id": "m", "max_model_len": 8192}]}), "m") == 8192
+    assert LLAMA_SERVER.context_tokens(ServerFacts(props={"default_generation_settings": {"n_ctx": 4096}}), "m") == 4096
+    assert OLLAMA.context_tokens(ServerFacts(show={"model_info": {"gemma3.context_length": 32768}}), "m") == 32768
+
+
+def test_redaction_leaves_values_that_are_no_secret_alone() -> None:
+    message = "response_format.type: Input should be 'text' or 'json_object'; expected EMPTY"
+    for value in ("x", "EMPTY", "sk-1234"):
+        assert scrub(message, (value,)) == message
+    assert scrub(f"key {API_KEY} refused", (API_KEY,)) == "key [redacted] refused"
+
+
+def test_a_short_key_does_not_mangle_the_error_the_store_keeps(server: FakeOpenAIServer, sleeps: list[float]) -> None:
+    server.responder = lambda request: error(500, "the text was unexpected")
+    settings = make_settings(server.base_url, output_mode="json_schema", max_retries=0)
+
+    client = LlmClient(settings.llm, api_key="x", sleep=sleeps.append)
+    analysis = LlmAnalyzer(client, settings, load_taxonomy()).analyze(COMMITS[0])
+    client.close()
+    assert "the text was unexpected" in (analysis.provenance.error or "")
+
+
+def test_a_known_context_window_never_raises_a_small_output_limit(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    server.models = {"object": "list", "data": [{"id": "gpt-4o-mini", "owned_by": "vllm", "max_model_len": 3500}]}
+    analyzer, client = make_analyzer(make_settings(server.base_url, max_output_tokens=16), sleeps)
+    analyzer.analyze(COMMITS[0])
+    client.close()
+    assert server.chat_requests[0].json["max_tokens"] == 16

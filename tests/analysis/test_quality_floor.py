@@ -1,0 +1,68 @@
+"""The quality floor, on the replies a 270M model held to a grammar wrote (issue 39, case 3)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from commit_digest.analysis.llm_schema import LlmAnalysis, to_text
+from commit_digest.analysis.prompt import PROMPT_CANARY
+from commit_digest.analysis.quality_floor import floor_problem, reads_as_prose
+from tests.fakes.openai_server import analysis_payload
+
+BOUNDARY = "5f3a9c1e7b2d4f6a8c0e1b3d"
+
+
+def _text(**overrides: object):  # type: ignore[no-untyped-def]
+    return to_text(LlmAnalysis.model_validate(analysis_payload(**overrides)))
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"summary": ["0"]},
+        {"conclusion": ">1000000000"},
+        {"insights": {**analysis_payload()["insights"], "performance": "1.25e7"}},
+        {"insights": {**analysis_payload()["insights"], "architecture": "48k"}},
+        {"risks": [f"{BOUNDARY} {BOUNDARY}"]},
+        {"recommendations": [{"audience": "开发者", "advice": "!!!"}]},
+    ],
+    ids=["summary-0", "conclusion-number", "insight-float", "insight-48k", "risk-boundary", "advice-marks"],
+)
+def test_the_junk_a_small_model_wrote_is_below_the_floor(overrides: dict[str, object]) -> None:
+    assert floor_problem(_text(**overrides), "zh", (BOUNDARY, PROMPT_CANARY)) is not None
+
+
+def test_the_three_junk_replies_of_the_issue_are_each_refused() -> None:
+    insights = {**analysis_payload()["insights"], "performance": "1.25e7", "compatibility": "48k"}
+    replies = [
+        _text(summary=["0"]),
+        _text(conclusion=">1000000000", insights=insights),
+        _text(risks=[f"[{BOUNDARY}]", f"{BOUNDARY} x"]),
+    ]
+    problems = [floor_problem(text, "zh", (BOUNDARY, PROMPT_CANARY)) for text in replies]
+    assert problems[0] is not None and "summary[0]" in problems[0]
+    assert problems[1] is not None and "conclusion" in problems[1]
+    assert problems[2] is not None and "markers" in problems[2]
+
+
+def test_prose_in_the_asked_language_passes() -> None:
+    assert floor_problem(_text(), "zh", (BOUNDARY,)) is None
+    english = json.loads(json.dumps(analysis_payload()))
+    english.update(
+        summary=["Fixes lost requests when the scheduler preempts."],
+        conclusion="Worth a regression test of preemption.",
+        risks=["Edge cases may remain."],
+        recommendations=[{"audience": "developers", "advice": "Re-run the preemption tests."}],
+        insights={**english["insights"], "performance": "No measurable change."},
+    )
+    assert floor_problem(to_text(LlmAnalysis.model_validate(english)), "en") is None
+
+
+def test_reading_as_prose() -> None:
+    assert reads_as_prose("修复调度器", "zh") and not reads_as_prose("0", "zh")
+    assert not reads_as_prose("fix the bug", "zh")  # not in the asked language
+    assert reads_as_prose("Speeds up MoE by 1.2x", "en")
+    for junk in ("0", ">1000000000", "1.25e7", "48k", "v0.11", "—", "x"):
+        assert not reads_as_prose(junk, "en"), junk

@@ -1,0 +1,33 @@
+"""The real-model tests' server: benchmarks/llama_server.py starts it; nothing here is skipped, a
+server that cannot be installed or started fails the test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from benchmarks.llama_server import LlamaServer, ServerError, ensure_installed, start_server
+
+
+def started(folder: Path, **options: int) -> LlamaServer:
+    try:
+        return start_server(folder, **options)
+    except ServerError as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture(scope="session")
+def installed() -> None:
+    """Installs the server and the model once (quick when they are there)."""
+    try:
+        ensure_installed()
+    except ServerError as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture(scope="session")
+def llama_server(installed: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    server = started(tmp_path_factory.mktemp("llama"))
+    yield server
+    server.kill()

@@ -384,7 +384,7 @@ def test_a_publication_cut_short_is_finished_by_the_next_build(
 ) -> None:
     """Killed while it moved the new files in and deleted the old: the journal beside the site
     lets the next build finish the publication before it does anything else."""
-    import commit_digest_mkdocs.build as build_module
+    from commit_digest.site.build import publication
 
     day = move_to_a_day_of_its_own(project, "low-1", datetime(2026, 1, 25, 10, tzinfo=UTC))
 
@@ -392,7 +392,7 @@ def test_a_publication_cut_short_is_finished_by_the_next_build(
         raise KeyboardInterrupt  # after the moves and the first deletion
 
     with monkeypatch.context() as patch:
-        patch.setattr(build_module, "_remove_empty_parents", killed)
+        patch.setattr(publication, "_remove_empty_parents", killed)
         with pytest.raises(KeyboardInterrupt):
             project.build()
     assert (project.site / "days" / day / "index.html").is_file()  # moved in before the kill

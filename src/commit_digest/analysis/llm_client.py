@@ -15,7 +15,6 @@ from __future__ import annotations
 import email.utils
 import logging
 import random
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,9 +28,7 @@ from openai.types import Batch
 from commit_digest.analysis.llm_errors import (
     InvalidReplyError,
     LlmConfigError,
-    LlmContextError,
     LlmError,
-    LlmFormRefusedError,
     LlmRequestError,
     LlmTimeoutError,
     LlmUnavailableError,
@@ -39,15 +36,13 @@ from commit_digest.analysis.llm_errors import (
 )
 from commit_digest.analysis.servers.families import ServerFacts, family_of, server_root
 from commit_digest.analysis.servers.forms import FORMS, JSON_SCHEMA, SCHEMA_NAME
+from commit_digest.analysis.servers.refusals import refused_part
 from commit_digest.models import TokenUsage
 from commit_digest.settings import LlmSettings
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
-# Statuses whose message can say what in the request the server refused (a 500 included: some
-# servers answer a body they cannot parse with a 500).
-_NOT_ABOUT_THE_REQUEST = frozenset({401, 403, 404, 408, 409, 429})
 PROBE_TIMEOUT_SECONDS = 10.0
 __all__ = ["SCHEMA_NAME"]
 BATCH_ENDPOINT = "/v1/chat/completions"
@@ -70,53 +65,6 @@ class ChatReply:
     usage: TokenUsage
     # The reply form the request used (forms.FORMS); None where the caller chose it (a batch line).
     form: str | None = None
-
-
-_CONTEXT = re.compile(
-    r"context length|context window|context size|maximum context|n_ctx|prompt is too long|too many (input )?tokens",
-    re.IGNORECASE,
-)
-_CONTEXT_LIMIT = re.compile(
-    r"(?:maximum context length is|context window of|context size \(|context length of|n_ctx\D{0,8})\s*(\d{3,})",
-    re.IGNORECASE,
-)
-_CONTEXT_PROMPT = re.compile(
-    r"(\d+) in the messages|has (\d+) input tokens|messages resulted in (\d+) tokens|requested tokens \((\d+)\)",
-    re.IGNORECASE,
-)
-_TOKEN_FIELD = re.compile(
-    r"['\"`]?(max_completion_tokens|max_tokens)['\"`]?[^.]{0,40}?(?:not supported|unsupported|unrecognized|"
-    r"unknown|not permitted|extra)|(?:unsupported|unknown|unrecognized) (?:parameter|argument|field)\W{0,4}"
-    r"(max_completion_tokens|max_tokens)",
-    re.IGNORECASE,
-)
-_FORM = re.compile(r"response_format|json_schema|\bschema\b|guided_json|structured_outputs", re.IGNORECASE)
-_SYSTEM = re.compile(
-    r"system (?:role|message|prompt)s? (?:is |are )?(?:not|un)|roles must alternate|role ['\"]?system['\"]? "
-    r"(?:is )?(?:not|un)",
-    re.IGNORECASE,
-)
-
-
-def refused_part(status: int, message: str) -> LlmError | None:
-    """What in the request a refusal names: the context window, an output-limit field, the reply
-    form or the system message (each answered by asking differently, never by asking again);
-    None for any other refusal or fault."""
-    if status in _NOT_ABOUT_THE_REQUEST or status < 400:
-        return None
-    if _CONTEXT.search(message):
-        limit = _CONTEXT_LIMIT.search(message)
-        prompt = _CONTEXT_PROMPT.search(message)
-        prompt_tokens = int(next(group for group in prompt.groups() if group)) if prompt else None
-        return LlmContextError(message, int(limit.group(1)) if limit else None, prompt_tokens)
-    field = _TOKEN_FIELD.search(message)
-    if field is not None:
-        return LlmFormRefusedError(message, field.group(1) or field.group(2))
-    if _FORM.search(message):
-        return LlmFormRefusedError(message, "response_format")
-    if _SYSTEM.search(message):
-        return LlmFormRefusedError(message, "system")
-    return None
 
 
 @dataclass(frozen=True)

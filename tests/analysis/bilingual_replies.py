@@ -73,12 +73,16 @@ def source_of(request: JsonObject) -> JsonObject:
     return json.loads(block.split("\n\n", 1)[1])
 
 
+ENGLISH_MARK = "EN in English 英文"
+
+
 def translated(source: JsonObject) -> JsonObject:
-    """A faithful-looking translation: the source's structure, every text marked as English."""
+    """A faithful-looking translation: the source's structure, every text marked as English (in
+    words of either language, so each text reads as prose to the quality floor)."""
 
     def mark(value: Any) -> Any:
         if isinstance(value, str):
-            return f"EN {value}" if value else value
+            return f"{ENGLISH_MARK} {value}" if value else value
         if isinstance(value, list):
             return [mark(item) for item in value]
         if isinstance(value, dict):

@@ -459,3 +459,15 @@ def test_the_weeks_a_run_considers() -> None:
     assert WeekRequest(weeks=(last, IsoWeek(2025, 52))).resolve(monday, None) == (IsoWeek(2025, 52), last)
     with pytest.raises(InputError, match="2026-W04: not over yet"):
         WeekRequest(weeks=(IsoWeek(2026, 4),)).resolve(monday + timedelta(days=6), None)
+
+
+def test_a_narrative_of_figures_alone_is_below_the_floor_and_asked_once_more(
+    server: FakeOpenAIServer, cache_dir: Path, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    two_weeks_and_this_one(cache_dir)
+    junk = completion(narrative_content(["zh", "en"], en="48k 1.25e7"))
+    server.script("last-rocm", junk, junk)
+    assert narrate(cache_dir, config) == 1
+    output = capsys.readouterr().err
+    assert f"{LAST.id} rocm: failed: invalid reply" in output and "below the quality floor: en" in output
+    assert (LAST.id, "rocm") not in stored(cache_dir)

@@ -18,7 +18,13 @@ from commit_digest.cli import main
 from commit_digest.models import Analysis, CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.leases import Lease
-from tests.analysis.bilingual_replies import language_responder, source_of, stored_analysis, translated
+from tests.analysis.bilingual_replies import (
+    ENGLISH_MARK,
+    language_responder,
+    source_of,
+    stored_analysis,
+    translated,
+)
 from tests.analysis.conftest import make_commit, write_config
 from tests.fakes.openai_server import FakeOpenAIServer, completion, error
 
@@ -90,7 +96,7 @@ def test_each_analysis_lacking_english_costs_one_request_and_a_second_run_sends_
         analysis = analyses[sha]
         assert analysis is not None and analysis.languages == ("zh", "en")
         english = analysis.translations["en"]
-        assert english.summary[0] == "EN 修复了调度器的问题。" and len(english.summary) == 2
+        assert english.summary[0] == f"{ENGLISH_MARK} 修复了调度器的问题。" and len(english.summary) == 2
         assert english.impact_scope[0].note == "" and english.insights.architecture is None
         provenance = english.provenance
         assert provenance is not None and provenance.analyzer == "llm:gpt-4o-mini"
@@ -307,3 +313,27 @@ def test_stats_counts_translation_tokens_in_the_models_row(
     assert total[:4] == ["total", "3", "3", str(3000 + int(translated_row.split()[4]))]
     # 1M prompt at $1 + 100k completion at $4, plus the small ones.
     assert 1.4 < float(total[-1]) < 1.5
+
+
+def test_a_translation_below_the_quality_floor_is_asked_once_more_then_fails(
+    server: FakeOpenAIServer, cache_dir: Path, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Valid JSON of the source's structure is not enough: junk a small model writes under a grammar
+    ("0", "48k", ">1000000000") is never stored as a translation."""
+    shas = _store(cache_dir, {number: stored_analysis(minutes=number) for number in range(20, 22)})
+    junk, number = shas
+    source = translated(source_of_stored())
+    digits = json.dumps({**source, "summary": ["0", "48k"]}, ensure_ascii=False)
+    figure = json.dumps({**source, "conclusion": ">1000000000"}, ensure_ascii=False)
+    server.script(junk, completion(digits), completion(digits))
+    server.script(number, completion(figure), completion(figure))
+    assert _translate(cache_dir, config) == 1
+    assert len(server.chat_requests) == 4  # each asked twice, then failed
+    output = capsys.readouterr().err
+    assert f"{junk[:12]}: failed: into en: invalid reply" in output and "below the quality floor" in output
+    analyses = _analyses(cache_dir)
+    assert [analyses[sha].languages for sha in shas] == [("zh",), ("zh",)]  # type: ignore[union-attr]
+
+    server.reset()  # a later run asks again
+    assert _translate(cache_dir, config) == 0
+    assert len(server.chat_requests) == 2

@@ -251,6 +251,14 @@ def test_translate_one_analysis_and_narrate_one_week(llama_server: LlamaServer, 
     _report("translate", translated, 1, int(translated.code == 0))
     assert translated.code in (0, 1), translated.output
     assert 1 <= len(translated.requests) <= 2 and 500 not in translated.requests
+    with AnalysisStore(cache) as store:
+        again = store.get(record.commit.repository, record.commit.sha)
+        assert again is not None and again.analysis is not None
+        # Whatever the model wrote, a stored translation is above the floor; a failed one is not stored.
+        assert (translated.code == 0) == ("zh" in again.analysis.languages), translated.output
+        worded = again.analysis.in_language("zh")
+        if translated.code == 0:
+            assert worded is not None and floor_problem(worded.text(), "zh") is None
 
     week = record.commit.committed_at.strftime("%G-W%V")
     narrated = _cli(llama_server, config, cache, "narrate", "--week", week, "--limit", "1")

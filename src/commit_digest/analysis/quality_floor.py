@@ -32,7 +32,8 @@ def reads_as_prose(text: str, language: LanguageCode) -> bool:
 def _prose_fields(text: AnalysisText) -> Iterator[tuple[str, str]]:
     for index, item in enumerate(text.summary):
         yield f"summary[{index}]", item
-    yield "conclusion", text.conclusion
+    if text.conclusion:  # an analysis must have one (its schema says so); a legacy report's translation has none
+        yield "conclusion", text.conclusion
     for name in ("architecture", "performance", "security", "maintainability", "compatibility"):
         value = getattr(text.insights, name)
         if value is not None:

@@ -121,7 +121,7 @@ def _result_of_line(
     if isinstance(reply, str):
         return TranslationResult(AnalysisStatus.FAILED, TokenUsage(), error=reply)
     # No asking again inside a batch: an invalid line is a failure, retried by the next run.
-    return translator.result(translator.judge(reply, analysis.text()), language, reply.usage)
+    return translator.result(translator.judge(reply, analysis.text(), language), language, reply.usage)
 
 
 def collect(store: AnalysisStore, translator: Translator, client: LlmClient) -> BatchReport:

@@ -26,6 +26,7 @@ from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, 
 from commit_digest.analysis.llm_client import ChatReply, strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.prompt import prompt_language_name, render
+from commit_digest.analysis.quality_floor import floor_problem
 from commit_digest.models import (
     Analysis,
     AnalysisStatus,
@@ -154,10 +155,12 @@ class Translator(StructuredWriter):
             self.messages(commit, analysis, target), mode=self.mode, schema=translation_schema()
         )
 
-    def messages(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> list[dict[str, str]]:
+    def messages(
+        self, commit: Commit, analysis: Analysis, target: LanguageCode, boundary: str | None = None
+    ) -> list[dict[str, str]]:
         """The system and user messages translating ``analysis``'s own wording into ``target``."""
         wording = source_json(analysis.text())
-        boundary = self.boundary(wording, commit.title)
+        boundary = boundary or self.boundary(wording, commit.title)
         user = render(
             "translate.j2",
             boundary=boundary,
@@ -172,10 +175,19 @@ class Translator(StructuredWriter):
             {"role": "user", "content": user},
         ]
 
-    def judge(self, reply: ChatReply, source: AnalysisText) -> TranslationVerdict:
-        return judge_reply(
-            reply, lambda content: parse_translation(content, source=source, extract=self.extracts(reply))
-        )
+    def judge(
+        self, reply: ChatReply, source: AnalysisText, target: LanguageCode, markers: tuple[str, ...] = ()
+    ) -> TranslationVerdict:
+        """A reply that parses is a translation only above the quality floor, as an analysis is."""
+
+        def parse(content: str) -> LlmTranslation:
+            translation = parse_translation(content, source=source, extract=self.extracts(reply))
+            problem = floor_problem(self.text(translation, target, reply.usage), target, (TRANSLATE_CANARY, *markers))
+            if problem is not None:
+                raise InvalidReplyError(f"the translation is below the quality floor: {problem}")
+            return translation
+
+        return judge_reply(reply, parse)
 
     def result(self, verdict: TranslationVerdict, target: LanguageCode, usage: TokenUsage) -> TranslationResult:
         """The result of a final verdict (an invalid reply here is a failure: no more asking)."""
@@ -186,10 +198,11 @@ class Translator(StructuredWriter):
     def translate(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> TranslationResult:
         """``analysis``'s own wording in ``target``; an invalid reply is asked again once."""
         source = analysis.text()
+        boundary = self.boundary(source_json(source), commit.title)
         return ask(
             self.session,
-            self.chat_request(self.messages(commit, analysis, target), translation_schema()),
-            lambda reply: self.judge(reply, source),
+            self.chat_request(self.messages(commit, analysis, target, boundary), translation_schema()),
+            lambda reply: self.judge(reply, source, target, (boundary,)),
             lambda verdict, usage: self.result(verdict, target, usage),
             what=f"{commit.short_sha}: translation",
         )

@@ -12,6 +12,7 @@ so it follows the theme's version.
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from collections.abc import Iterable
@@ -40,6 +41,8 @@ LEAN_SCRIPT = "assets/digest-lean-frame.js"
 LEAN_META = "commit_digest_lean"  # the page meta key that asks digest-page.html for the lean frame
 # A template's static includes, imports and parents (an icon's include is built from its name:
 # icons carry no classes).
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_LINE_COMMENT = re.compile(r"\s*//")
 _INCLUDED = re.compile(r"""\{%-?\s*(?:include|import|extends)\s+["']([^"']+\.html)["']""")
 
 # What the page's Markdown makes around its raw HTML: its title, paragraphs, the title's permalink;
@@ -62,6 +65,9 @@ def frame_search_page(page: Page, config: MkDocsConfig) -> None:
         return
     page.meta["template"] = SLIM_TEMPLATE
     page.meta[LEAN_META] = True
+    # The slim template prints the title as given (a generated page's arrives escaped); this one
+    # is the navigation's title of the page.
+    page.meta.setdefault("title", html.escape(page.title or ""))
 
 
 def add_search_page_frame(files: Files, config: MkDocsConfig, owned: set[str], language: str) -> None:
@@ -71,7 +77,7 @@ def add_search_page_frame(files: Files, config: MkDocsConfig, owned: set[str], l
     if not isinstance(frame, FrameHelpers) or owned & {SEARCH_PAGE, LEAN_STYLESHEET, LEAN_SCRIPT}:
         return
     scripts = [asset(QUERY_SCRIPT), asset(SCRIPT), *(site_asset(path) for path in SCRIPTS)]
-    scripts += [(THEME_DIR / name).read_text(encoding="utf-8") for name in ("palette-form.js", "lean-frame.js")]
+    scripts += [(THEME_DIR / "palette-form.js").read_text(encoding="utf-8"), _lean_script()]
     _add_lean_files(files, config, frame, search_page_markdown(language), scripts)
 
 
@@ -95,9 +101,16 @@ def _add_lean_files(
         classes=frozenset(classes), elements=frozenset(elements), colors=frozenset(_palette_colors(config))
     )
     files.append(File.generated(config, LEAN_STYLESHEET, content=page_stylesheet(themes, vocabulary)))
-    script = (THEME_DIR / "lean-frame.js").read_text(encoding="utf-8")
-    files.append(File.generated(config, LEAN_SCRIPT, content=script))
+    files.append(File.generated(config, LEAN_SCRIPT, content=_lean_script()))
     frame.lean = LeanFrame(stylesheets=[LEAN_STYLESHEET], script=LEAN_SCRIPT)
+
+
+def _lean_script() -> str:
+    """theme/lean-frame.js without its comments: the page is weighed by what it loads, and the
+    comments are for its readers here (the file has no comment marker inside a string)."""
+    text = (THEME_DIR / "lean-frame.js").read_text(encoding="utf-8")
+    text = _BLOCK_COMMENT.sub("", text)
+    return "".join(line + "\n" for line in text.splitlines() if line.strip() and not _LINE_COMMENT.match(line))
 
 
 def _source(env: jinja2.Environment, path: str) -> str:

@@ -97,6 +97,8 @@ def test_the_search_page_weighs_at_most_half_what_it_did(site: BuiltSite) -> Non
     names = [path.name for path in files]
     assert not any(name.startswith(("bundle.", "main.")) for name in names), names
     assert "digest-search.js" in names and "digest-search-theme.css" in names
+    html = files[0].read_text(encoding="utf-8")
+    assert "<title>搜索 - " in html and '<span class="md-ellipsis">搜索</span>' in html  # in the header too
     raw = sum(len(path.read_bytes()) for path in files)
     zipped = sum(len(gzip.compress(path.read_bytes(), 9)) for path in files)
     assert raw <= REFERENCE_RAW / 2, (raw, names)
@@ -145,3 +147,20 @@ def test_the_palette_toggle_switches_the_colours_and_keeps_them(site_url: str, p
     assert page.locator("label[for='__palette_0']").is_visible()
     page.goto(site_url)  # a page material's own script drives opens in the reader's choice
     assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+
+
+def test_the_header_and_the_back_to_top_button_follow_the_scroll(site_url: str, page: Page) -> None:
+    """As material's script does on its pages: the header's shadow and the page's title in it once
+    the content has passed under it, the back-to-top button while scrolling up, which goes up."""
+    page.set_viewport_size({"width": 1280, "height": 600})
+    page.goto(site_url + "search/?q=rocm")
+    page.wait_for_selector(".digest-search__result")
+    assert page.locator(".md-top").get_attribute("tabindex") == "-1"
+    page.evaluate("() => window.scrollTo(0, 1200)")
+    page.wait_for_function("() => document.querySelector('.md-header').classList.contains('md-header--shadow')")
+    page.wait_for_selector(".md-header__title--active")
+    assert page.locator(".md-top").get_attribute("hidden") is not None  # scrolling down
+    page.evaluate("() => window.scrollTo(0, 900)")
+    page.wait_for_function("() => !document.querySelector('.md-top').hidden")
+    page.locator(".md-top").click()
+    page.wait_for_function("() => scrollY === 0 && !document.querySelector('.md-header__title--active')")

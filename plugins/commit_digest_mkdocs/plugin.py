@@ -65,6 +65,7 @@ from commit_digest_mkdocs.generated_pages import GeneratedPages
 from commit_digest_mkdocs.languages import choose_page_variants, localize_chrome
 from commit_digest_mkdocs.navigation import NAV_PAGES, add_site_assets, add_site_files, navigation
 from commit_digest_mkdocs.page_heads import PageHeads, add_robots_file
+from commit_digest_mkdocs.search_frame import add_search_page_frame, frame_search_page
 from commit_digest_mkdocs.slim_frame import SLIM_TEMPLATE, add_frame_files, add_slim_frame, uses_slim_frame
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
@@ -202,6 +203,7 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 self._specs[spec.src_uri] = spec
             add_site_files(files, config, owned, self.site_options.language)
             add_frame_files(files, config, owned)
+            add_search_page_frame(files, config, owned, self.site_options.language)
             add_robots_file(files, config, language=self.settings.language, site_languages=self.site_languages)
             self._feeds_by_page = {}
             for feed in views.feeds:
@@ -287,6 +289,8 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             if uses_slim_frame(config, self._nav):  # in the same frame as the other generated pages
                 page.meta["template"] = SLIM_TEMPLATE
             return ""
+        if uses_slim_frame(config, self._nav):
+            frame_search_page(page, config)  # the weight a reader loads before the search index
         return markdown
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:

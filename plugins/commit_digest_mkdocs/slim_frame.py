@@ -89,6 +89,8 @@ class FrameHelpers:
         self._icons = icons
         self.stylesheets = stylesheets  # the theme's own, before the site's extra_css
         self.bundle = bundle  # the theme's script
+        # The search page's stylesheets and script instead (search_frame.py), once made.
+        self.lean: Any = None
 
     def icon(self, role: str, base_url: str) -> Markup:
         icon = self._icons.get(role)

@@ -65,19 +65,24 @@ def _arguments(root: Path, *extra: str) -> list[str]:
     return ["-f", str(root / "mkdocs.yml"), "--durable-dir", str(root / "data"), *extra]
 
 
-def _stopped_while_held(server: WebhookServer, command: str, root: Path, signal_number: int) -> tuple[int, str]:
-    """Runs ``command`` in its own session; once the hook's post is accepted and its answer held,
-    signals the whole group, then lets the answer go. The exit status and standard error."""
-    held = server.hold(HOOK)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "commit_digest.cli", command, *_arguments(root)]
-        + (["--site-dir", str(root / "site"), "--no-fetch", "--offline"] if command == "nightly" else []),
+def _spawn(command: str, root: Path) -> subprocess.Popen[str]:
+    """``command`` (notify, or a night that only builds and notifies) in a session of its own."""
+    night = ["--site-dir", str(root / "site"), "--no-fetch", "--offline"] if command == "nightly" else []
+    return subprocess.Popen(
+        [sys.executable, "-m", "commit_digest.cli", command, *_arguments(root), *night],
         cwd=root,
         start_new_session=True,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _stopped_while_held(server: WebhookServer, command: str, root: Path, signal_number: int) -> tuple[int, str]:
+    """Runs ``command`` in its own session; once the hook's post is accepted and its answer held,
+    signals the whole group, then lets the answer go. The exit status and standard error."""
+    held = server.hold(HOOK)
+    process = _spawn(command, root)
     try:
         held.wait_for_post()
         os.killpg(process.pid, signal_number)
@@ -341,14 +346,7 @@ def test_a_delivery_the_durable_form_could_not_take_is_written_there_by_the_next
     with AnalysisStore(project / "cache") as store:
         save_durable(store, data)
     held = server.hold(HOOK)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "commit_digest.cli", "notify", *_arguments(project)],
-        cwd=project,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = _spawn("notify", project)
     try:
         held.wait_for_post()
         subprocess.run(["mount", "-o", "remount,ro", str(data)], check=True)

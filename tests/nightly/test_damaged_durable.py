@@ -299,6 +299,8 @@ def test_a_full_cache_stops_the_analyses_at_the_first_failed_write_in_one_line(c
         assert status in (1, 2) and "Traceback" not in error, error
         (failed,) = [line for line in error.splitlines() if line.startswith("analyse: failed:")] or [error]
         assert "database or disk is full" in failed or "No space left on device" in failed
+        # Nothing more is paid for that the store could not keep: no narrative either.
+        assert any(line.startswith("narrate: skipped (the store cannot keep") for line in error.splitlines()), error
         assert _lines(clean.durable) <= _lines(_snapshot(durable))  # no record left the durable form
         filler.unlink()
         assert clean.night(cache, durable, site) == 0

@@ -142,7 +142,11 @@ def run_nightly(args: argparse.Namespace) -> int:
             )
         # Once for the whole site: a week's narrative on a platform spans every repository.
         site = site_settings_from_args(args)
-        step(night, console, "narrate", lambda report: _narrate(store, site, args.offline, report))
+        # A store that could not keep an analysis cannot keep a narrative either: none is paid for.
+        unpaid = "--offline" if args.offline else None
+        if any(isinstance(done.error, StoreError) for done in night.steps):
+            unpaid = "the store cannot keep what is paid for"
+        step(night, console, "narrate", lambda report: _narrate(store, site, unpaid, report))
         saved = step(night, console, "save", lambda report: _save(store, durable_dir, patterns, args.prune, report))
     if stopping.stop_requested():
         print_lines(console, ["nightly: the night ends after the save; the next night builds and notifies"])
@@ -288,11 +292,12 @@ def _analyse_with_llm(store: AnalysisStore, settings: DigestSettings, taxonomy: 
     return summary.all_ok
 
 
-def _narrate(store: AnalysisStore, settings: DigestSettings, offline: bool, report: StepReport) -> None:
-    """The narratives of the last completed weeks that lack one. Without an LLM the step is skipped
-    and the night is not the worse for it: the week pages show the analyses."""
-    if offline:
-        report.lines.append("skipped (--offline): week pages show the analyses without a narrative")
+def _narrate(store: AnalysisStore, settings: DigestSettings, skipped: str | None, report: StepReport) -> None:
+    """The narratives of the last completed weeks that lack one; none when ``skipped`` says why.
+    Without an LLM the step is skipped and the night is not the worse for it: the week pages show
+    the analyses."""
+    if skipped is not None:
+        report.lines.append(f"skipped ({skipped}): week pages show the analyses without a narrative")
         return
     if not os.environ.get("OPENAI_API_KEY"):
         report.lines.append("skipped: OPENAI_API_KEY is not set")

@@ -455,3 +455,26 @@ def test_a_mail_some_recipients_refused_is_delivered_to_the_others_once(
         assert main(arguments) == 0
         assert capsys.readouterr().out == "notify: mail: nothing new to send\n"
     assert [recipients for _, recipients, _ in inbox.mails] == [["rocm@example.org"]]
+
+
+def test_an_unknown_outcome_seen_to_have_arrived_is_marked_delivered_without_a_post(
+    project: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    day = _day().isoformat()
+    status, _ = _stopped_while_held(server, "notify", project, signal.SIGKILL)
+    assert status == -signal.SIGKILL and _days(server, HOOK) == [day]
+
+    status, said = _notify(project, capsys, "--mark-delivered", "--day", day, "--channel", "hook")
+    assert status == 0 and said == [f"notify: hook: {day} recorded as delivered, not posted again"]
+    lines = [
+        json.loads(line) for line in (project / "data" / "notifications" / f"{day[:4]}.jsonl").read_text().splitlines()
+    ]
+    assert {(line["channel"], line["outcome"]) for line in lines} == {("slack", "delivered"), ("hook", "delivered")}
+    status, said = _notify(project, capsys)
+    assert status == 0 and "notify: hook: nothing new to send" in said
+    assert _days(server, HOOK) == [day]  # never posted again
+
+    status, said = _notify(project, capsys, "--mark-delivered", "--day", day, "--channel", "hook")
+    assert status == 2 and len(said) == 1 and "recorded as delivered already" in said[0]
+    status, said = _notify(project, capsys, "--mark-delivered", "--channel", "hook")
+    assert status == 2 and len(said) == 1 and "give --day and --channel" in said[0]

@@ -72,6 +72,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="post --day to --channel although a post of it may have reached the channel (outcome unknown)",
     )
+    parser.add_argument(
+        "--mark-delivered",
+        action="store_true",
+        help="record --day as delivered to --channel without posting it (you saw it arrive: outcome unknown no more)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print each message as it would be sent; send nothing")
     parser.add_argument("--site-url", default=None, metavar="URL", help="the published site (default: site_url)")
     parser.set_defaults(handler=run_notify)
@@ -84,6 +89,12 @@ def run_notify(args: argparse.Namespace) -> int:
         return 0
     if args.resend and (args.day is None or args.channel is None):
         raise InputError("--resend posts one day to one channel: give --day and --channel")
+    if args.mark_delivered:
+        if args.day is None or args.channel is None or args.resend:
+            raise InputError("--mark-delivered settles one post: give --day and --channel, without --resend")
+        with open_store(settings) as store:
+            print(f"notify: {mark_delivered(store, args.channel, args.day, args.durable_dir.resolve())}")
+        return 0
     options = NotifyOptions(
         config_file=args.config_file if args.config_file is not None else DEFAULT_CONFIG,
         site_url=args.site_url,
@@ -149,6 +160,25 @@ _REMEDIES = {
     errno.EACCES: "make it writable",
     errno.EPERM: "make it writable",
 }
+
+
+def mark_delivered(store: AnalysisStore, channel: str, day: date, durable_dir: Path) -> str:
+    """Settles a post whose outcome is unknown as delivered, without posting (someone saw it arrive):
+    the line to print. Nothing else is touched; a post not recorded as attempted is an InputError."""
+    ledger = NotificationLedger(store)
+    entry = ledger.entry(channel, day)
+    if entry is None or entry.delivered:
+        state = "no post of it is recorded" if entry is None else "it is recorded as delivered already"
+        raise InputError(f"--mark-delivered: {channel} {day.isoformat()}: {state}; nothing to mark")
+    ledger.settle(entry, datetime.now(UTC))
+    if durable_dir.exists() or durable_dir.is_symlink():
+        try:
+            save_ledger(store, durable_dir)
+        except RecordingError as error:
+            ledger.withdraw(entry)  # as it was: unknown, in the store and the durable form alike
+            ledger.attempt(entry.channel, entry.day, entry.attempted_at or datetime.now(UTC))
+            raise InputError(str(error)) from error
+    return f"{channel}: {day.isoformat()} recorded as delivered, not posted again"
 
 
 def save_ledger(store: AnalysisStore, durable_dir: Path) -> None:

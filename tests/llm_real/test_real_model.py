@@ -20,7 +20,7 @@ from pathlib import Path
 from benchmarks.llama_server import MODEL_NAME, CountingProxy, LlamaServer
 
 from commit_digest.analysis.prompt import PROMPT_CANARY
-from commit_digest.analysis.quality_floor import floor_problem
+from commit_digest.analysis.quality_floor import floor_problem, reads_as_prose
 from commit_digest.models import AnalysisStatus, CommitRecord, FileChange, PatchState
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.server_profiles import profile_key
@@ -265,3 +265,8 @@ def test_translate_one_analysis_and_narrate_one_week(llama_server: LlamaServer, 
     _report("narrate", narrated, 1, int(narrated.code == 0))
     assert narrated.code in (0, 1), narrated.output
     assert 1 <= len(narrated.requests) <= 2 and 500 not in narrated.requests
+    with AnalysisStore(cache) as store:
+        narratives = [item for item in store.narratives() if item.week == week]
+    # Stored exactly when the run says so, and then above the floor in every language.
+    assert bool(narratives) == (narrated.code == 0), narrated.output
+    assert all(reads_as_prose(text, code) for item in narratives for code, text in item.texts.items())

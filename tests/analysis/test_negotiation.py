@@ -119,6 +119,23 @@ def test_json_object_without_the_schema_is_refused_by_the_floor_not_stored(
     assert len(server.chat_requests) == 2  # invalid: asked once more, then failed
 
 
+def test_a_server_that_reads_no_message_fails_the_commit_at_once_and_says_to_check_its_template(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    """llama-server started with --chat-template gemma and Jinja on renders the literal text
+    "gemma": 3 prompt tokens, whatever was sent. Moving the instructions would pay for the same."""
+    server.responder = lambda request: completion(
+        analysis_content(), usage={"prompt_tokens": 3, "completion_tokens": 9}
+    )
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    analysis = analyzer.analyze(COMMITS[0])
+    client.close()
+    assert analysis.provenance.status is AnalysisStatus.FAILED
+    assert len(server.chat_requests) == 1 and sleeps == []
+    assert "read none of the messages" in (analysis.provenance.error or "")
+    assert "--chat-template" in (analysis.provenance.error or "")
+
+
 def test_a_server_that_reads_only_text_is_asked_in_text_after_one_refusal_per_form(
     server: FakeOpenAIServer, sleeps: list[float]
 ) -> None:

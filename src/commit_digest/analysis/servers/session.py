@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from commit_digest.analysis.diff_budget import estimate_tokens
 from commit_digest.analysis.llm_client import ChatReply, LlmClient
-from commit_digest.analysis.llm_errors import LlmFormRefusedError
+from commit_digest.analysis.llm_errors import LlmFormRefusedError, LlmRequestError
 from commit_digest.analysis.servers.families import FAMILIES, GENERIC, ServerFamily, family_of
 from commit_digest.analysis.servers.forms import FORMS, ReplyForm
 from commit_digest.models import TokenUsage
@@ -40,6 +40,10 @@ MAX_REFUSALS = 5
 MIN_OUTPUT_TOKENS = 256
 # Instructions shorter than this are too small to tell a dropped system message by the count.
 _SYSTEM_TOKENS_TO_JUDGE = 100
+# A prompt counted at fewer tokens than this, for a user message eight times as long, was not read:
+# the server's chat template left the messages out (llama-server given a template name it took for
+# a Jinja text counts 3 tokens for ~2,400 sent). Asking again in any form pays for the same.
+_UNREAD_PROMPT_TOKENS = 32
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,11 @@ def dropped_system(request: ChatRequest, prompt_tokens: int) -> bool:
     if prompt_tokens <= 0 or system < _SYSTEM_TOKENS_TO_JUDGE:
         return False
     return prompt_tokens < user + system // 2 and prompt_tokens < 0.8 * (system + user)
+
+
+def unread_prompt(request: ChatRequest, prompt_tokens: int) -> bool:
+    """Whether a reply's prompt token count shows the server read neither message."""
+    return 0 < prompt_tokens < _UNREAD_PROMPT_TOKENS and estimate_tokens(request.user) >= 8 * _UNREAD_PROMPT_TOKENS
 
 
 class LlmSession:
@@ -148,6 +157,13 @@ class LlmSession:
                     raise
                 refusals += 1
                 continue
+            if unread_prompt(request, reply.usage.prompt_tokens):
+                raise LlmRequestError(
+                    f"the server counted {reply.usage.prompt_tokens} prompt tokens for about "
+                    f"{request.estimated_tokens} sent: it read none of the messages; check the chat template "
+                    "it was started with (llama-server: --jinja for the model's own, or --no-jinja with "
+                    "--chat-template NAME)"
+                )
             if self._judges_system(in_user) and dropped_system(request, reply.usage.prompt_tokens):
                 logger.warning(
                     "the server counted %s prompt tokens for about %s: it dropped the system message; "

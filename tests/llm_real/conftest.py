@@ -10,9 +10,9 @@ import pytest
 from benchmarks.llama_server import LlamaServer, ServerError, ensure_installed, start_server
 
 
-def started(folder: Path, **options: int) -> LlamaServer:
+def started(folder: Path, *, family: str = "llama-cpp-python", **options: int) -> LlamaServer:
     try:
-        return start_server(folder, **options)
+        return start_server(folder, family=family, **options)
     except ServerError as error:
         pytest.fail(str(error))
 
@@ -29,5 +29,13 @@ def installed() -> None:
 @pytest.fixture(scope="session")
 def llama_server(installed: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     server = started(tmp_path_factory.mktemp("llama"))
+    yield server
+    server.kill()
+
+
+@pytest.fixture(scope="session")
+def llama_cpp_server(installed: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """llama.cpp's own llama-server: the second real server family."""
+    server = started(tmp_path_factory.mktemp("llama-cpp"), family="llama.cpp")
     yield server
     server.kill()

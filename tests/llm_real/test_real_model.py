@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.llama_server import MODEL_NAME, CountingProxy, LlamaServer
 
-from commit_digest.analysis.prompt import PROMPT_CANARY
+from commit_digest.analysis.prompt import PROMPT_CANARY, PROMPT_VERSION
 from commit_digest.analysis.quality_floor import floor_problem, reads_as_prose
 from commit_digest.models import AnalysisStatus, CommitRecord, FileChange, PatchState
 from commit_digest.store.analysis_store import AnalysisStore
@@ -270,3 +270,90 @@ def test_translate_one_analysis_and_narrate_one_week(llama_server: LlamaServer, 
     # Stored exactly when the run says so, and then above the floor in every language.
     assert bool(narratives) == (narrated.code == 0), narrated.output
     assert all(reads_as_prose(text, code) for item in narratives for code, text in item.texts.items())
+
+
+# -- llama.cpp's own llama-server: the second family ---------------------------------------------
+
+NEGOTIATED_LLAMA_CPP = {
+    "family": "llama.cpp",
+    "form": "json_schema",
+    # Its built-in gemma template puts the system message at the head of the user turn: kept.
+    "system_in_user": False,
+    "token_fields": ["max_completion_tokens", "max_tokens"],
+}
+
+
+def _seed_ok(cache: Path, record: CommitRecord) -> str:
+    """Stores an ok analysis for ``record`` as an earlier run of this model would have (the offline
+    rules' wording: the 270M model's own replies do not pass the floor); returns its JSON."""
+    with AnalysisStore(cache) as store:
+        stored = store.get(record.commit.repository, record.commit.sha)
+    assert stored is not None and stored.analysis is not None
+    provenance = stored.analysis.provenance.model_copy(
+        update={"analyzer": f"llm:{MODEL_NAME}", "prompt_version": PROMPT_VERSION}
+    )
+    seeded = stored.model_copy(update={"analysis": stored.analysis.model_copy(update={"provenance": provenance})})
+    with AnalysisStore(cache) as store:
+        store.put(seeded)
+    assert seeded.analysis is not None
+    return seeded.analysis.model_dump_json()
+
+
+def test_llama_server_reads_json_schema_and_a_second_run_asks_only_for_what_failed(
+    llama_cpp_server: LlamaServer, tmp_path: Path
+) -> None:
+    cache, config = tmp_path / "cache", _config(tmp_path, max_output_tokens=TINY)
+    chosen = _sample(cache, 3)
+    offline = _cli(llama_cpp_server, config, cache, "analyze", "--offline")
+    assert offline.code == 0 and offline.requests == [], offline.output
+    seeded = {record.commit.sha: _seed_ok(cache, record) for record in chosen[:1]}
+    with AnalysisStore(cache) as store:  # the other two wait for the LLM, as new commits would
+        for record in chosen[1:]:
+            store.put(CommitRecord(commit=record.commit))
+
+    first = _cli(llama_cpp_server, config, cache, "analyze")
+    attempts = _llm_attempts(_records(cache))
+    failed = [record for record, status, _ in attempts if status is not AnalysisStatus.OK]
+    ok = [record for record, status, _ in attempts if status is AnalysisStatus.OK]
+    _report("llama-server analyze", first, 2, len(ok) - len(seeded))
+    assert first.code in (0, 1), first.output
+    # json_schema read on the first request: no refusal, no probe, no system-role retry; each of
+    # the two new commits is asked once, and once more when its reply is cut off or invalid.
+    assert 500 not in first.requests and set(first.requests) == {200}, first.requests
+    assert 2 <= len(first.requests) <= 4, first.requests
+    with AnalysisStore(cache) as store:
+        assert store.get_meta(profile_key(llama_cpp_server.base_url, MODEL_NAME)) == NEGOTIATED_LLAMA_CPP
+        for sha, analysis in seeded.items():
+            kept = store.get(chosen[0].commit.repository, sha)
+            assert kept is not None and kept.analysis is not None and kept.analysis.model_dump_json() == analysis
+    for record in ok:
+        assert record.analysis is not None
+        assert floor_problem(record.analysis.text(), "en", (PROMPT_CANARY,)) is None
+
+    second = _cli(llama_cpp_server, config, cache, "analyze")
+    _report("llama-server again", second, len(failed), 0)
+    assert second.code in (0, 1), second.output
+    # Nothing for the ok ones; each failed one asked again, in the remembered form at once.
+    assert len(failed) <= len(second.requests) <= 2 * len(failed), second.requests
+    assert set(second.requests) <= {200}, second.requests
+
+
+def test_llama_server_reports_its_window_and_a_long_prompt_is_shrunk_before_it_is_sent(
+    installed: None, tmp_path: Path
+) -> None:
+    server = started(tmp_path / "server", family="llama.cpp", n_ctx=4096)
+    try:
+        cache, config = tmp_path / "cache", _config(tmp_path, max_output_tokens=TINY)
+        _sample(cache, 1, patch_lines=160)
+        run = _cli(server, config, cache, "analyze", "--limit", "1")
+    finally:
+        server.kill()
+    ((_record, status, error),) = _llm_attempts(_records(cache))
+    _report("llama-server context", run, 1, int(status is AnalysisStatus.OK))
+    assert run.code in (0, 1), run.output
+    # /props said 4096: the diff was cut to fit before the first request. The fit is estimated
+    # (characters, not the model's tokens: this patch's digits are a token each), so the server
+    # may still refuse it once, saying by how much; then it is shrunk again, never a third time.
+    assert "prompt over the 4096-token context" in run.output, run.output
+    assert run.requests.count(400) <= 1 and 1 <= len(run.requests) <= 3, run.requests
+    assert "context" not in (error or ""), error

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from benchmarks.llama_server import MODEL_NAME, CountingProxy, LlamaServer
+import pytest
+from benchmarks.llama_server import FAMILIES, MODEL_NAME, CountingProxy, LlamaServer
 
 from commit_digest.analysis.prompt import PROMPT_CANARY, PROMPT_VERSION
 from commit_digest.analysis.quality_floor import floor_problem, reads_as_prose
@@ -34,6 +35,15 @@ NEGOTIATED = {
     "system_in_user": True,
     "token_fields": ["max_completion_tokens", "max_tokens"],
 }
+NEGOTIATED_LLAMA_CPP = {
+    "family": "llama.cpp",
+    "form": "json_schema",
+    # Its built-in gemma template puts the system message at the head of the user turn: kept.
+    "system_in_user": False,
+    "token_fields": ["max_completion_tokens", "max_tokens"],
+}
+PROFILES = {"llama-cpp-python": NEGOTIATED, "llama.cpp": NEGOTIATED_LLAMA_CPP}
+SERVER_FIXTURES = {"llama-cpp-python": "llama_server", "llama.cpp": "llama_cpp_server"}
 CONFIG = """site_name: real model
 plugins:
   - commit-digest:
@@ -73,9 +83,10 @@ def _config(folder: Path, *, languages: str = "[en]", max_output_tokens: int = 1
     return path
 
 
-def _cli(server: LlamaServer, config: Path, cache: Path, *args: str, base_url: str | None = None) -> Run:
+def _cli(server: LlamaServer | CountingProxy, config: Path, cache: Path, *args: str) -> Run:
+    """Runs the CLI against ``server`` (or a proxy in front of one), counting its chat requests."""
     # OPENAI_API_KEY=x: what a local server is given; the redaction must leave error texts readable.
-    env = {**os.environ, "OPENAI_API_KEY": "x", "OPENAI_BASE_URL": base_url or server.base_url}
+    env = {**os.environ, "OPENAI_API_KEY": "x", "OPENAI_BASE_URL": server.base_url}
     before = len(server.chat_statuses())
     started = time.monotonic()
     done = subprocess.run(
@@ -109,9 +120,9 @@ def _sample(cache: Path, count: int, *, patch_lines: int = 0) -> list[CommitReco
     return chosen
 
 
-def _remember(cache: Path, server: LlamaServer) -> None:
+def _remember(cache: Path, server: LlamaServer | CountingProxy, family: str = "llama-cpp-python") -> None:
     with AnalysisStore(cache) as store:
-        store.set_meta(profile_key(server.base_url, MODEL_NAME), NEGOTIATED)
+        store.set_meta(profile_key(server.base_url, MODEL_NAME), PROFILES[family])
 
 
 def _records(cache: Path) -> list[CommitRecord]:
@@ -198,14 +209,17 @@ def test_a_prompt_over_a_small_context_is_shrunk_and_asked_once_more(installed: 
     assert "maximum context length" not in (error or "")
 
 
-def test_a_server_killed_mid_run_leaves_a_failure_and_the_next_run_completes(installed: None, tmp_path: Path) -> None:
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_server_killed_mid_run_leaves_a_failure_and_the_next_run_completes(
+    installed: None, tmp_path: Path, family: str
+) -> None:
     folder = tmp_path / "server"
-    server = started(folder)
+    server = started(folder, family=family)
     cache, config = tmp_path / "cache", _config(tmp_path, retries=0, max_output_tokens=TINY)
     _sample(cache, 1)
+    # The proxy outlives the server: the restarted one takes the same port.
     with CountingProxy(server.port) as proxy:
-        with AnalysisStore(cache) as store:
-            store.set_meta(profile_key(proxy.base_url, MODEL_NAME), NEGOTIATED)
+        _remember(cache, proxy, family)
         env = {**os.environ, "OPENAI_API_KEY": "x", "OPENAI_BASE_URL": proxy.base_url}
         command = [sys.executable, "-m", "commit_digest.cli", "analyze", "-f", str(config), "--cache", str(cache)]
         analyze = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -221,34 +235,34 @@ def test_a_server_killed_mid_run_leaves_a_failure_and_the_next_run_completes(ins
         ((_, status, error),) = _llm_attempts(_records(cache))
         assert status is AnalysisStatus.FAILED, error
 
-        restarted = started(folder, port=server.port)
+        restarted = started(folder, family=family, port=server.port)
         try:
-            again = _cli(restarted, config, cache, "analyze", base_url=proxy.base_url)
+            again = _cli(proxy, config, cache, "analyze")
         finally:
             restarted.kill()
-    _report("after a kill", again, 1, 0)
+    _report(f"{family} after a kill", again, 1, 0)
     assert again.code in (0, 1), again.output
     ((_, status, error),) = _llm_attempts(_records(cache))
     assert "cannot reach" not in (error or ""), error  # this run's attempt reached the server
     assert 1 <= len(again.requests) <= 2 and 500 not in again.requests
 
 
-def test_translate_one_analysis_and_narrate_one_week(llama_server: LlamaServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("family", FAMILIES)
+def test_translate_one_analysis_and_narrate_one_week(
+    request: pytest.FixtureRequest, tmp_path: Path, family: str
+) -> None:
+    llama_server: LlamaServer = request.getfixturevalue(SERVER_FIXTURES[family])
     cache, config = tmp_path / "cache", _config(tmp_path, languages="[en, zh]", max_output_tokens=TINY)
     # The newest demo day's commits: a week with enough analysed commits for a narrative.
     record = _sample(cache, 12)[-1]
-    _remember(cache, llama_server)
+    _remember(cache, llama_server, family)
     # The analysis to translate: one the offline rules wrote, stored as if the LLM had (translate
     # words LLM analyses; the offline ones are worded by the rules in each language).
     offline = _cli(llama_server, config, cache, "analyze", "--offline")
     assert offline.code == 0 and offline.requests == [], offline.output
-    with AnalysisStore(cache) as store:
-        stored = store.get(record.commit.repository, record.commit.sha)
-        assert stored is not None and stored.analysis is not None
-        provenance = stored.analysis.provenance.model_copy(update={"analyzer": f"llm:{MODEL_NAME}"})
-        store.put(stored.model_copy(update={"analysis": stored.analysis.model_copy(update={"provenance": provenance})}))
+    _seed_ok(cache, record)
     translated = _cli(llama_server, config, cache, "translate", "--limit", "1")
-    _report("translate", translated, 1, int(translated.code == 0))
+    _report(f"{family} translate", translated, 1, int(translated.code == 0))
     assert translated.code in (0, 1), translated.output
     assert 1 <= len(translated.requests) <= 2 and 500 not in translated.requests
     with AnalysisStore(cache) as store:
@@ -262,7 +276,7 @@ def test_translate_one_analysis_and_narrate_one_week(llama_server: LlamaServer, 
 
     week = record.commit.committed_at.strftime("%G-W%V")
     narrated = _cli(llama_server, config, cache, "narrate", "--week", week, "--limit", "1")
-    _report("narrate", narrated, 1, int(narrated.code == 0))
+    _report(f"{family} narrate", narrated, 1, int(narrated.code == 0))
     assert narrated.code in (0, 1), narrated.output
     assert 1 <= len(narrated.requests) <= 2 and 500 not in narrated.requests
     with AnalysisStore(cache) as store:
@@ -273,14 +287,6 @@ def test_translate_one_analysis_and_narrate_one_week(llama_server: LlamaServer, 
 
 
 # -- llama.cpp's own llama-server: the second family ---------------------------------------------
-
-NEGOTIATED_LLAMA_CPP = {
-    "family": "llama.cpp",
-    "form": "json_schema",
-    # Its built-in gemma template puts the system message at the head of the user turn: kept.
-    "system_in_user": False,
-    "token_fields": ["max_completion_tokens", "max_tokens"],
-}
 
 
 def _seed_ok(cache: Path, record: CommitRecord) -> str:

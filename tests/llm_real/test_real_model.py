@@ -58,6 +58,8 @@ plugins:
 """
 # The output limit of the real-model runs: enough to see each path, few enough to run in minutes.
 TINY = 16
+# Room for a whole reply from the 270M model (most of its replies close within it).
+WHOLE = 1000
 _TOKENS = re.compile(r"tokens: prompt (\d+) \(cached \d+\), completion (\d+)")
 
 
@@ -363,3 +365,26 @@ def test_llama_server_reports_its_window_and_a_long_prompt_is_shrunk_before_it_i
     assert "prompt over the 4096-token context" in run.output, run.output
     assert run.requests.count(400) <= 1 and 1 <= len(run.requests) <= 3, run.requests
     assert "context" not in (error or ""), error
+
+
+def test_whole_replies_of_the_real_model_are_stored_only_above_the_floor(
+    llama_cpp_server: LlamaServer, tmp_path: Path
+) -> None:
+    """A budget the model can close its JSON in (llama-server writes about 45 tokens a second
+    here): whatever it wrote is stored as ok only above the floor, else failed with the reason."""
+    cache, config = tmp_path / "cache", _config(tmp_path, max_output_tokens=WHOLE)
+    _sample(cache, 1)
+    _remember(cache, llama_cpp_server, "llama.cpp")
+    run = _cli(llama_cpp_server, config, cache, "analyze")
+    ((record, status, error),) = _llm_attempts(_records(cache))
+    _report("llama-server whole replies", run, 1, int(status is AnalysisStatus.OK))
+    assert run.code in (0, 1), run.output
+    # One reply, then at most a shrunk one (cut off) and one more (invalid or below the floor).
+    assert 1 <= len(run.requests) <= 3 and set(run.requests) == {200}, run.requests
+    assert run.tokens[1] > TINY * len(run.requests), run.output  # the model wrote, not a probe
+    if status is AnalysisStatus.OK:
+        assert record.analysis is not None
+        assert floor_problem(record.analysis.text(), "en", (PROMPT_CANARY,)) is None
+    else:
+        assert any(reason in (error or "") for reason in ("below the quality floor", "cut off", "invalid")), error
+        assert record.analysis is not None and record.analysis.provenance.analyzer == "offline"

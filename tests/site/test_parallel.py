@@ -90,3 +90,39 @@ def test_cancelled_work_stops_its_workers() -> None:
     started.cancel()  # returns: the workers are terminated, not waited for
     with pytest.raises(ValueError):  # the pool is gone
         list(started.results())
+
+
+# A worker forked from a thread that holds the stop signals back (the analysis pool's threads do,
+# so that a stop reaches the main thread) or while a stop handler is about to run.
+_STOPPED_AT_ONCE = """
+import signal, sys, threading
+from commit_digest.site.parallel import Started
+
+signal.signal(signal.SIGTERM, lambda number, frame: None)  # notes a stop, as stopping.py does
+
+def pools() -> None:
+    if sys.argv[1] == "blocked":
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    for attempt in range(int(sys.argv[2])):
+        Started(lambda number: number, 4, workers=2).cancel()
+
+thread = threading.Thread(target=pools)
+thread.start()
+thread.join()
+print("all stopped", flush=True)
+"""
+
+
+@pytest.mark.parametrize(("mask", "attempts"), [("blocked", 3), ("open", 60)])
+def test_a_stopped_worker_ends_whatever_the_thread_that_forked_it_held(mask: str, attempts: int) -> None:
+    """The pool stops its workers with SIGTERM. A worker used to inherit its forking thread's
+    signal mask (a thread that holds SIGTERM back: the worker never got it) and, until its
+    initializer ran, the parent's handler; the pool then waited for it forever (a nightly build
+    hung at its end). In a process of its own, so that a hang fails on the timeout."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _STOPPED_AT_ONCE, mask, str(attempts)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "all stopped", done.stderr

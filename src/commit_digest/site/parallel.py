@@ -16,6 +16,7 @@ import os
 import pickle
 import signal
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 Result = TypeVar("Result")
@@ -64,7 +65,6 @@ def _start_worker(run: Callable[[int], object]) -> None:
     global _current
     _current = run
     gc.freeze()
-    _quiet_signals()
     for logger_name in ("", "mkdocs"):
         found = logging.getLogger(logger_name)
         for handler in list(found.handlers):
@@ -72,12 +72,31 @@ def _start_worker(run: Callable[[int], object]) -> None:
         found.addHandler(_kept)
 
 
+# The signals a worker is forked with blocked, until it has its own dispositions for them.
+_HELD_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT})
+
+
 def _quiet_signals() -> None:
     """SIGTERM (what the parent's pool sends to stop a worker) ends it at once whatever handler
     the parent had installed; Ctrl-C reaches the whole process group, and the parent, not each
-    worker, decides what it stops."""
+    worker, decides what it stops. A signal that came while they were held (the pool stopped a
+    worker still starting) is delivered now, under these dispositions."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM and SIGINT held back in this thread while it forks a worker, which inherits the mask:
+    a pool that stops a worker before it has run a line would otherwise have its SIGTERM caught by
+    the parent's handler (inherited with the memory: it only notes a stop) and wait for it forever.
+    The parent gets whatever came meanwhile when the fork is done."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 # Where fork is missing (Windows) no pool is made: any process class will do to define the worker.
@@ -90,7 +109,13 @@ class _Worker(_ForkProcess):  # type: ignore[misc]
     SIGPIPE's default: a worker killed while it holds the result pipe's lock would leave the
     other workers waiting for it forever.)"""
 
+    def start(self) -> None:
+        # In whichever thread forks it: the pool's own, or its handler's when it replaces a worker.
+        with _signals_held():
+            super().start()
+
     def run(self) -> None:
+        _quiet_signals()
         try:
             super().run()
         except (BrokenPipeError, ConnectionResetError, EOFError):

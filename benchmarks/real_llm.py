@@ -130,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     for kind, number in sorted(kinds.items()):
         print(f"  {kind}: {number}")
+    for record in stored:  # why each was refused (the store keeps it; no page shows it)
+        failure = record.failure
+        if failure is not None and failure.error:
+            print(f"  {record.commit.short_sha}: {failure.error[:160]}")
     if done.returncode not in (0, 1):
         print(done.stderr[-2000:], file=sys.stderr)
     return 0 if done.returncode in (0, 1) else 1

@@ -193,17 +193,24 @@ def test_analyze_negotiates_with_the_real_server_and_handles_cut_off_replies(
             assert "[redacted]" not in (error or ""), error
 
 
-def test_a_prompt_over_a_small_context_is_shrunk_and_asked_once_more(installed: None, tmp_path: Path) -> None:
-    server = started(tmp_path / "server", n_ctx=4096)
+def _analyze_in_a_small_window(folder: Path, family: str) -> tuple[Run, str | None]:
+    """One commit with a long patch through a server started with a 4,096-token window: the run
+    and the commit's failure text (None when ok)."""
+    server = started(folder / "server", family=family, n_ctx=4096)
     try:
-        cache, config = tmp_path / "cache", _config(tmp_path, max_output_tokens=TINY)
+        cache, config = folder / "cache", _config(folder, max_output_tokens=TINY)
         _sample(cache, 1, patch_lines=160)
-        _remember(cache, server)
+        _remember(cache, server, family)
         run = _cli(server, config, cache, "analyze", "--limit", "1")
     finally:
         server.kill()
     ((_record, status, error),) = _llm_attempts(_records(cache))
-    _report("context", run, 1, int(status is AnalysisStatus.OK))
+    _report(f"{family} context", run, 1, int(status is AnalysisStatus.OK))
+    return run, error
+
+
+def test_a_prompt_over_a_small_context_is_shrunk_and_asked_once_more(installed: None, tmp_path: Path) -> None:
+    run, error = _analyze_in_a_small_window(tmp_path, "llama-cpp-python")
     assert run.code in (0, 1), run.output
     # The server says its window when refusing: the diff is shrunk to fit and asked once more.
     assert run.requests[0] == 400 and run.requests.count(400) == 1, run.requests
@@ -349,15 +356,7 @@ def test_llama_server_reads_json_schema_and_a_second_run_asks_only_for_what_fail
 def test_llama_server_reports_its_window_and_a_long_prompt_is_shrunk_before_it_is_sent(
     installed: None, tmp_path: Path
 ) -> None:
-    server = started(tmp_path / "server", family="llama.cpp", n_ctx=4096)
-    try:
-        cache, config = tmp_path / "cache", _config(tmp_path, max_output_tokens=TINY)
-        _sample(cache, 1, patch_lines=160)
-        run = _cli(server, config, cache, "analyze", "--limit", "1")
-    finally:
-        server.kill()
-    ((_record, status, error),) = _llm_attempts(_records(cache))
-    _report("llama-server context", run, 1, int(status is AnalysisStatus.OK))
+    run, error = _analyze_in_a_small_window(tmp_path, "llama.cpp")
     assert run.code in (0, 1), run.output
     # /props said 4096: the diff was cut to fit before the first request. The fit is estimated
     # (characters, not the model's tokens: this patch's digits are a token each), so the server

@@ -8,7 +8,7 @@ import pytest
 
 from commit_digest.analysis.llm_schema import LlmAnalysis, to_text
 from commit_digest.analysis.prompt import PROMPT_CANARY
-from commit_digest.analysis.quality_floor import floor_problem, reads_as_prose
+from commit_digest.analysis.quality_floor import floor_problem, looped_sentence, reads_as_prose
 from tests.fakes.openai_server import analysis_payload
 
 BOUNDARY = "5f3a9c1e7b2d4f6a8c0e1b3d"
@@ -66,3 +66,28 @@ def test_reading_as_prose() -> None:
     assert reads_as_prose("Speeds up MoE by 1.2x", "en")
     for junk in ("0", ">1000000000", "1.25e7", "48k", "v0.11", "—", "x"):
         assert not reads_as_prose(junk, "en"), junk
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"summary": ["修复了调度器在抢占时丢失请求的问题"] * 6},
+        {"summary": ["这个提交是一个新功能。" * 5]},
+        {"risks": ["旧参数的调用方会静默失效。"] * 3},
+        {"conclusion": "\n".join(["迁移到新的后端"] * 4)},
+    ],
+    ids=["summary-items", "summary-sentence", "risk-items", "conclusion-lines"],
+)
+def test_a_model_going_round_in_circles_is_below_the_floor(overrides: dict[str, object]) -> None:
+    """What Gemma 3 270M wrote through llama-server: one item or sentence again and again."""
+    problem = floor_problem(_text(**overrides), "zh")
+    assert problem is not None and "repeats one" in problem
+
+
+def test_an_english_sentence_looped_is_found_and_a_point_made_twice_is_not() -> None:
+    looped = "This commit is a feature of the vllm-project/vllm code base. " * 5
+    assert looped_sentence(looped) == "This commit is a feature of the vllm-project/vllm code base."
+    assert looped_sentence("Callers break. Callers break. The flag is gone.") is None  # short, and twice
+    assert looped_sentence("Moves to v0.10.2. Then v0.10.3. Drops v0.9 and v0.8.") is None
+    twice = _text(risks=["旧参数的调用方会静默失效。", "旧参数的调用方会静默失效。"])
+    assert floor_problem(twice, "zh") is None

@@ -39,27 +39,34 @@ plugins:
 """
 
 
-def _text(length: int, language: str) -> str:
-    """``length`` characters with no space at either end (the models strip them before counting)."""
+def _text(length: int, language: str, variant: int = 0) -> str:
+    """``length`` characters with no space at either end (the models strip them before counting);
+    each ``variant`` starts the filler elsewhere, so that a list's items differ (the floor refuses
+    a list that says one thing again and again)."""
     filler = FILLERS[language]
+    starts = [index for index, char in enumerate(filler) if not char.isspace()]
+    start = starts[variant % len(starts)]
+    filler = filler[start:] + filler[:start]
     text = (filler * (length // len(filler) + 1))[:length]
     return text[:-1] + "。" if text.endswith(" ") else text
 
 
-def at_caps(schema: JsonObject, language: str, node: JsonObject | None = None, name: str = "") -> Any:
+def at_caps(schema: JsonObject, language: str, node: JsonObject | None = None, name: str = "", variant: int = 0) -> Any:
     """The largest value ``node`` (of the JSON schema ``schema``) allows: texts and lists at their caps."""
     node = schema if node is None else node
     if "$ref" in node:
-        return at_caps(schema, language, schema["$defs"][node["$ref"].rsplit("/", 1)[1]], name)
+        return at_caps(schema, language, schema["$defs"][node["$ref"].rsplit("/", 1)[1]], name, variant)
     if "anyOf" in node:  # an optional insight: given, not null
-        return at_caps(schema, language, next(part for part in node["anyOf"] if part.get("type") != "null"), name)
+        optional = next(part for part in node["anyOf"] if part.get("type") != "null")
+        return at_caps(schema, language, optional, name, variant)
     if "enum" in node:
         return node["enum"][0]
     kind = node.get("type")
     if kind == "object":
         properties = node["properties"]
         return {
-            key: at_caps(schema, key if key in FILLERS else language, value, key)  # a wording names its language
+            # A wording names its language.
+            key: at_caps(schema, key if key in FILLERS else language, value, key, variant)
             for key, value in properties.items()
         }
     if kind == "array":
@@ -68,9 +75,9 @@ def at_caps(schema: JsonObject, language: str, node: JsonObject | None = None, n
             reason = node["items"]["$ref"].rsplit("/", 1)[1]
             cap = schema["$defs"][reason]["properties"]["reason"]["maxLength"]
             return [{"id": label, "reason": _text(cap, language)} for label in ids[: node["maxItems"]]]
-        return [at_caps(schema, language, node["items"], name) for _ in range(node["maxItems"])]
+        return [at_caps(schema, language, node["items"], name, item) for item in range(node["maxItems"])]
     if kind == "string":
-        return _text(node["maxLength"], language)
+        return _text(node["maxLength"], language, variant)
     raise AssertionError(f"no value at its caps for {node}")
 
 

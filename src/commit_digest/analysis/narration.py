@@ -26,7 +26,7 @@ from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, 
 from commit_digest.analysis.llm_client import ChatReply, LlmClient, strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.prompt import prompt_language_name, render
-from commit_digest.analysis.quality_floor import reads_as_prose
+from commit_digest.analysis.quality_floor import looped_sentence, reads_as_prose
 from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
 from commit_digest.settings import DigestSettings
 from commit_digest.site.model.calendar import IsoWeek
@@ -130,9 +130,12 @@ def parse_narrative(content: str, *, languages: tuple[LanguageCode, ...], extrac
     if problems:
         raise InvalidReplyError(f"a narrative is not in its language: {'; '.join(problems)}")
     # The quality floor, as for analyses: figures or marks alone ("0", "48k") are no narrative.
-    junk = [code for code, value in texts.items() if not reads_as_prose(value, code)]
+    junk = [code for code, value in texts.items() if not reads_as_prose(value, code) or looped_sentence(value)]
     if junk:
-        raise InvalidReplyError(f"the narrative is below the quality floor: {', '.join(junk)} does not read as prose")
+        raise InvalidReplyError(
+            f"the narrative is below the quality floor: {', '.join(junk)} "
+            "does not read as prose, or repeats one sentence"
+        )
     return texts
 
 

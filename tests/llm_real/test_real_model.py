@@ -127,6 +127,22 @@ def _remember(cache: Path, server: LlamaServer | CountingProxy, family: str = "l
         store.set_meta(profile_key(server.base_url, MODEL_NAME), PROFILES[family])
 
 
+def _seed_ok(cache: Path, record: CommitRecord) -> str:
+    """Stores an ok analysis for ``record`` as an earlier run of this model would have (the offline
+    rules' wording: the 270M model's own replies do not pass the floor); returns its JSON."""
+    with AnalysisStore(cache) as store:
+        stored = store.get(record.commit.repository, record.commit.sha)
+    assert stored is not None and stored.analysis is not None
+    provenance = stored.analysis.provenance.model_copy(
+        update={"analyzer": f"llm:{MODEL_NAME}", "prompt_version": PROMPT_VERSION}
+    )
+    seeded = stored.model_copy(update={"analysis": stored.analysis.model_copy(update={"provenance": provenance})})
+    with AnalysisStore(cache) as store:
+        store.put(seeded)
+    assert seeded.analysis is not None
+    return seeded.analysis.model_dump_json()
+
+
 def _records(cache: Path) -> list[CommitRecord]:
     with AnalysisStore(cache) as store:
         return list(store.records())
@@ -296,22 +312,6 @@ def test_translate_one_analysis_and_narrate_one_week(
 
 
 # -- llama.cpp's own llama-server: the second family ---------------------------------------------
-
-
-def _seed_ok(cache: Path, record: CommitRecord) -> str:
-    """Stores an ok analysis for ``record`` as an earlier run of this model would have (the offline
-    rules' wording: the 270M model's own replies do not pass the floor); returns its JSON."""
-    with AnalysisStore(cache) as store:
-        stored = store.get(record.commit.repository, record.commit.sha)
-    assert stored is not None and stored.analysis is not None
-    provenance = stored.analysis.provenance.model_copy(
-        update={"analyzer": f"llm:{MODEL_NAME}", "prompt_version": PROMPT_VERSION}
-    )
-    seeded = stored.model_copy(update={"analysis": stored.analysis.model_copy(update={"provenance": provenance})})
-    with AnalysisStore(cache) as store:
-        store.put(seeded)
-    assert seeded.analysis is not None
-    return seeded.analysis.model_dump_json()
 
 
 def test_llama_server_reads_json_schema_and_a_second_run_asks_only_for_what_failed(

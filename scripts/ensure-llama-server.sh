@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The real-model tests (tests/llm_real) run llama-cpp-python's OpenAI-compatible server with
-# Gemma 3 270M. This installs both once and is quick when they are there:
+# The real-model tests (tests/llm_real) run two OpenAI-compatible servers with Gemma 3 270M:
+# llama-cpp-python's and llama.cpp's own. This installs them once and is quick when they are there
+# (both are compiled for this machine's CPU):
 # - .venv-llm: a venv of its own, so the server's dependencies never mix with the project's;
 # - llama-cpp-python 0.3.36 from a wheel in $COMMIT_DIGEST_WHEELS (built there once, 10-30 min on
 #   2 cores, when there is none), with its [server] extras;

@@ -40,9 +40,10 @@ MAX_REFUSALS = 5
 MIN_OUTPUT_TOKENS = 256
 # Instructions shorter than this are too small to tell a dropped system message by the count.
 _SYSTEM_TOKENS_TO_JUDGE = 100
-# A prompt counted at fewer tokens than this, for a user message eight times as long, was not read:
-# the server's chat template left the messages out (llama-server given a template name it took for
-# a Jinja text counts 3 tokens for ~2,400 sent). Asking again in any form pays for the same.
+# A prompt counted at fewer tokens than this, and under a quarter of the user message alone, was
+# not read: the server's chat template left the messages out (llama-server given a template name it
+# took for a Jinja text counts 3 tokens for ~2,400 sent). A dropped system message leaves the user
+# message's count. Asking again in any form pays for the same.
 _UNREAD_PROMPT_TOKENS = 32
 
 
@@ -92,7 +93,7 @@ def dropped_system(request: ChatRequest, prompt_tokens: int) -> bool:
 
 def unread_prompt(request: ChatRequest, prompt_tokens: int) -> bool:
     """Whether a reply's prompt token count shows the server read neither message."""
-    return 0 < prompt_tokens < _UNREAD_PROMPT_TOKENS and estimate_tokens(request.user) >= 8 * _UNREAD_PROMPT_TOKENS
+    return 0 < prompt_tokens < _UNREAD_PROMPT_TOKENS and 4 * prompt_tokens < estimate_tokens(request.user)
 
 
 class LlmSession:

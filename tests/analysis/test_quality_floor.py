@@ -91,3 +91,17 @@ def test_an_english_sentence_looped_is_found_and_a_point_made_twice_is_not() -> 
     assert looped_sentence("Moves to v0.10.2. Then v0.10.3. Drops v0.9 and v0.8.") is None
     twice = _text(risks=["旧参数的调用方会静默失效。", "旧参数的调用方会静默失效。"])
     assert floor_problem(twice, "zh") is None
+
+
+@pytest.mark.parametrize("text", ["Supports MI300X.", "Adds FP8 GEMMs", "H100 only"])
+def test_words_that_hold_digits_are_words(text: str) -> None:
+    """Hardware and formats are named so: a good reply is not refused (and paid for again) over them."""
+    assert reads_as_prose(text, "en")
+
+
+@pytest.mark.parametrize("nothing", ["N/A", "None.", "无", "暂无。", " - "])
+def test_an_insight_with_nothing_to_say_is_read_as_null_not_refused(nothing: str) -> None:
+    insights = {**analysis_payload()["insights"], "security": nothing}
+    text = _text(insights=insights)
+    assert text.insights.security is None
+    assert floor_problem(text, "zh") is None

@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from commit_digest import caps
 from commit_digest.analysis.llm_errors import InvalidReplyError
@@ -72,12 +72,26 @@ class LlmImpact(_LlmModel):
     note: _Note = Field(description="how it is affected; may be empty")
 
 
+# What models write for "nothing to say" where the schema asks for null: read as null, so that an
+# otherwise good reply is not refused by the quality floor (and paid for again) over "N/A".
+_NOTHING_TO_SAY = frozenset({"n/a", "na", "none", "null", "nothing", "-", "—", "无", "暂无", "没有", "不适用"})
+
+
+def _nothing_is_null(value: object) -> object:
+    if isinstance(value, str) and value.strip().rstrip(".。").casefold() in _NOTHING_TO_SAY:
+        return None
+    return value
+
+
+_Insight = Annotated[_Paragraph | None, BeforeValidator(_nothing_is_null)]
+
+
 class LlmInsights(_LlmModel):
-    architecture: _Paragraph | None = Field(description="design and structure; null when nothing to say")
-    performance: _Paragraph | None = Field(description="speed and memory; null when nothing to say")
-    security: _Paragraph | None = Field(description="security; null when nothing to say")
-    maintainability: _Paragraph | None = Field(description="code health; null when nothing to say")
-    compatibility: _Paragraph | None = Field(description="APIs, configs, hardware; null when nothing to say")
+    architecture: _Insight = Field(description="design and structure; null when nothing to say")
+    performance: _Insight = Field(description="speed and memory; null when nothing to say")
+    security: _Insight = Field(description="security; null when nothing to say")
+    maintainability: _Insight = Field(description="code health; null when nothing to say")
+    compatibility: _Insight = Field(description="APIs, configs, hardware; null when nothing to say")
 
 
 class LlmRecommendation(_LlmModel):

@@ -19,7 +19,9 @@ from collections.abc import Iterator, Sequence
 from commit_digest.models import AnalysisText, LanguageCode
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2,}(?![A-Za-z0-9])")
+# A word starts with a letter and may hold digits ("FP8", "MI300X", "H100"); "48k" and "1.25e7" do
+# not start with one, and a single letter ("A") is no word.
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]+")
 # The fewest letters that read as a phrase: Han characters, or English words.
 MIN_HAN = 2
 MIN_WORDS = 2

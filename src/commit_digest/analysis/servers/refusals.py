@@ -14,8 +14,12 @@ import re
 from commit_digest.analysis.llm_errors import LlmContextError, LlmError, LlmFormRefusedError
 
 # Statuses whose message can say what in the request the server refused (a 500 included: some
-# servers answer a body they cannot parse with a 500).
-_NOT_ABOUT_THE_REQUEST = frozenset({401, 403, 404, 408, 409, 429})
+# servers answer a body they cannot parse with a 500). A gateway's 502-504 speaks of its upstream
+# ("database schema mismatch"): a fault to retry, never a reason to ask in a weaker form for good.
+_NOT_ABOUT_THE_REQUEST = frozenset({401, 403, 404, 408, 409, 429, 502, 503, 504})
+# Pydantic's errors echo the value they refused, up to the whole request body: its words
+# ("response_format" among the body's keys) say nothing of what was refused.
+_ECHOED_INPUT = re.compile(r"input_value=[^\n]*")
 
 _CONTEXT = re.compile(
     r"context length|context window|context size|maximum context|n_ctx|prompt is too long|too many (input )?tokens",
@@ -49,6 +53,7 @@ def refused_part(status: int, message: str) -> LlmError | None:
     None for any other refusal or fault."""
     if status in _NOT_ABOUT_THE_REQUEST or status < 400:
         return None
+    message = _ECHOED_INPUT.sub("", message)
     if _CONTEXT.search(message):
         limit = _CONTEXT_LIMIT.search(message)
         prompt = _CONTEXT_PROMPT.search(message)

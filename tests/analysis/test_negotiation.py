@@ -4,7 +4,11 @@ and model and remembered in the store."""
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
 from commit_digest.analysis.llm_client import LlmClient
@@ -93,6 +97,25 @@ def test_auto_finds_the_form_and_the_system_role_of_llama_cpp_python_once(
         "system_in_user": True,
         "token_fields": ["max_completion_tokens", "max_tokens"],
     }
+
+
+def test_a_remembered_form_the_server_now_refuses_is_replaced_in_the_store(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    """Another server now answers at the address (an upgrade, a swap): what it reads is kept,
+    so the next run does not pay for the refusal again."""
+    with AnalysisStore("cache") as store:
+        store.set_meta(
+            profile_key(server.base_url, "gpt-4o-mini"),
+            {"family": "generic", "form": "json_schema", "system_in_user": True, "token_fields": ["max_tokens"]},
+        )
+    server.responder = llama_cpp_python
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    assert analyzer.analyze(COMMITS[0]).ok
+    client.close()
+    assert len(server.chat_requests) == 2
+    with AnalysisStore("cache") as store:
+        assert store.get_meta(profile_key(server.base_url, "gpt-4o-mini"))["form"] == "json_object"
 
 
 def test_an_explicit_mode_the_server_refuses_fails_with_one_request_and_says_what_to_change(
@@ -251,6 +274,29 @@ def test_families_are_told_by_what_the_server_says() -> None:
     assert VLLM.context_tokens(ServerFacts(models={"data": [{"id": "m", "max_model_len": 8192}]}), "m") == 8192
     assert LLAMA_SERVER.context_tokens(ServerFacts(props={"default_generation_settings": {"n_ctx": 4096}}), "m") == 4096
     assert OLLAMA.context_tokens(ServerFacts(show={"model_info": {"gemma3.context_length": 32768}}), "m") == 32768
+    # A gateway listing other models: their windows are not this model's; a lone listing is served.
+    others = {"data": [{"id": "a", "max_model_len": 2048}, {"id": "b", "max_model_len": 4096}]}
+    assert VLLM.context_tokens(ServerFacts(models=others), "m") is None
+    assert VLLM.context_tokens(ServerFacts(models={"data": [{"id": "alias", "max_model_len": 2048}]}), "m") == 2048
+    # Odd listings say nothing, and never fail the run.
+    for odd in ({"data": "x"}, {"data": [{}]}, {"data": [{"id": "m", "max_model_len": "8192"}]}, []):
+        assert VLLM.context_tokens(ServerFacts(models=odd), "m") is None  # type: ignore[arg-type]
+    assert family_of("http://h/v1", {"data": "x"}) is family_of("http://h/v1", []) is GENERIC  # type: ignore[arg-type]
+
+
+def test_credentials_in_the_base_url_reach_neither_the_store_nor_the_logs(
+    server: FakeOpenAIServer, sleeps: list[float], caplog: pytest.LogCaptureFixture
+) -> None:
+    with_credentials = server.base_url.replace("http://", "http://someone:s3cr3t-gateway-key@")
+    analyzer, client = make_analyzer(make_settings(with_credentials), sleeps)
+    with caplog.at_level(logging.DEBUG):
+        assert analyzer.analyze(COMMITS[0]).ok
+    client.close()
+    with AnalysisStore("cache") as store:
+        assert store.get_meta(profile_key(server.base_url, "gpt-4o-mini")) is not None
+    assert not any(b"s3cr3t" in path.read_bytes() for path in Path("cache").rglob("*") if path.is_file())
+    ours = [record.getMessage() for record in caplog.records if record.name.startswith("mkdocs.plugins")]
+    assert ours and not any("s3cr3t" in message for message in ours)
 
 
 def test_redaction_leaves_values_that_are_no_secret_alone() -> None:

@@ -104,7 +104,9 @@ def _positive(value: Any) -> int | None:
 
 def _from_models(models: Mapping[str, Any] | None, model: str, field: str) -> int | None:
     entries = _entries(models)
-    chosen = [entry for entry in entries if entry.get("id") == model] or entries[:1]
+    # Another model's window says nothing of this one's (a gateway lists many); a lone listing is
+    # the model served whatever it is called.
+    chosen = [entry for entry in entries if entry.get("id") == model] or (entries if len(entries) == 1 else [])
     for entry in chosen:
         found = _positive(entry.get(field)) or _positive((entry.get("meta") or {}).get(field))
         if found:

@@ -19,6 +19,7 @@ import logging
 import threading
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -175,7 +176,7 @@ class LlmSession:
                 spent += reply.usage
                 refusals += 1
                 with self._lock:
-                    self._profile = self._profile.model_copy(update={"system_in_user": True})
+                    self._change(system_in_user=True)
                 continue
             with self._lock:
                 self._settle(form, in_user)
@@ -226,22 +227,26 @@ class LlmSession:
                 return False
             if self._current_form() is form:
                 logger.info("the server refused the %s reply form; asking again as %s", form.name, later[0])
-                self._profile = self._profile.model_copy(update={"form": later[0]})
+                self._change(form=later[0])
             return True
         if error.part == "system":
             if self._llm.system_role != "auto" or in_user:
                 return False
             logger.info("the server refused a system message; the instructions go in the user message")
-            self._profile = self._profile.model_copy(update={"system_in_user": True})
+            self._change(system_in_user=True)
             return True
         fields = self._token_fields()
         if error.part in fields and len(fields) > 1:
             logger.info("the server refused %s; the output limit goes in the other field only", error.part)
-            self._profile = self._profile.model_copy(
-                update={"token_fields": tuple(field for field in fields if field != error.part)}
-            )
+            self._change(token_fields=tuple(field for field in fields if field != error.part))
             return True
         return False
+
+    def _change(self, **updates: object) -> None:
+        """A change learned from a refusal: kept once a request in the new way works, even where a
+        remembered profile had settled the session (the server behind the address changed)."""
+        self._profile = self._profile.model_copy(update=updates)
+        self._settled = False
 
     def _settle(self, form: ReplyForm, in_user: bool) -> None:
         if self._settled:
@@ -292,4 +297,8 @@ class LlmSession:
             self._prepared = True
 
     def _base_url(self) -> str:
-        return self._client.base_url.rstrip("/")
+        """The address as kept in the store and said in logs: without credentials written into it
+        (``https://user:key@gateway/v1``)."""
+        parts = urlsplit(self._client.base_url.rstrip("/"))
+        host = parts.netloc.rsplit("@", 1)[-1]
+        return urlunsplit(parts._replace(netloc=host))

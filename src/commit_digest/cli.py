@@ -11,6 +11,7 @@ import argparse
 import importlib
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -96,6 +97,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
 
 
+_URL_CREDENTIALS = re.compile(r"(?i)\b(https?://)[^/\s@]+@")
+
+
+def _without_url_credentials(record: logging.LogRecord) -> bool:
+    """Every line leaves out what a URL carries before its host (``https://user:key@gateway``):
+    the HTTP client logs each request's URL as it was given."""
+    message = record.getMessage()
+    if "@" in message:
+        record.msg, record.args = _URL_CREDENTIALS.sub(r"\1", message), None
+    return True
+
+
 def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
     unreadable_zone = _drop_unreadable_local_zone()
     args = build_parser(words).parse_args(argv)
@@ -104,6 +117,7 @@ def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
     # Libraries that set their own loggers to DEBUG (jieba) must not flood the output.
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
+        handler.addFilter(_without_url_credentials)
     if unreadable_zone is not None:
         logging.getLogger("mkdocs.plugins.commit_digest").warning(
             "TZ=%s cannot be read as a time zone; ignored (commit-digest uses no local time: "

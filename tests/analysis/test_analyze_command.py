@@ -226,3 +226,15 @@ def test_without_an_api_key_analyze_stops_with_a_clear_error_and_changes_nothing
     assert _analyze(cache_dir) == 2
     assert "OPENAI_API_KEY" in capsys.readouterr().err
     assert _records(cache_dir)[make_commit(90).sha].analysis is None
+
+
+def test_credentials_written_into_the_base_url_stay_out_of_every_log_line(
+    server: FakeOpenAIServer, cache_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The HTTP client logs each request's URL as given: ``https://user:key@gateway/v1`` too."""
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url.replace("http://", "http://someone:s3cr3t-gateway-key@"))
+    _store_commits(cache_dir, [make_commit(1)])
+    with caplog.at_level("INFO"):
+        assert _analyze(cache_dir) == 0
+    assert "HTTP Request: POST http://127.0.0.1:" in caplog.text
+    assert "s3cr3t" not in caplog.text

@@ -29,6 +29,7 @@ from commit_digest.store.durable_files import (
     MANIFEST,
     DurableFormDamaged,
     Key,
+    Manifest,
     check_against_manifest,
     check_folder,
     check_shrink,
@@ -218,20 +219,23 @@ def _commit(
     removed: Iterable[str],
     before: Mapping[str, str | None],
     values: Mapping[str, object],
+    still_pending: Mapping[str, str | None] | None = None,
 ) -> None:
     """Writes ``changes``, removes ``removed`` and leaves the manifest ``values``. The manifest that
-    also accepts each file as it was comes first: a save stopped anywhere leaves files it matches."""
+    also accepts each file as it was comes first: a save stopped anywhere leaves files it matches.
+    ``still_pending``: files an earlier save cut short and this one does not write, which every
+    manifest it leaves must go on accepting as they are."""
     removed = list(removed)
+    kept = dict(still_pending or {})
     if changes or removed:
-        pending = dict(before)
-        pending.update({name: file_state(directory / name).digest for name in removed})
+        pending = {**kept, **before, **{name: file_state(directory / name).digest for name in removed}}
         write_manifest(directory, {**values, "pending": pending})
         for name in sorted(changes):
             write_durably(directory / name, changes[name].encode())
             logger.debug("durable form: wrote %s", name)
         for name in removed:
             remove_durably(inside(directory, directory / name, follow_links=True))
-    write_manifest(directory, values)
+    write_manifest(directory, {**values, "pending": kept} if kept else values)
 
 
 def _salvaged(parsed: ParsedFiles, directory: Path, problem: str, damaged: Mapping[str, str]) -> str:
@@ -258,9 +262,9 @@ def _remember(store: AnalysisStore, digest: str) -> None:
 def save_notifications(store: AnalysisStore, directory: Path) -> int:
     """Writes the notification ledger's year files and the manifest's entries for them, leaving the
     rest of the durable form as it is: what a notify run calls after each delivery, so the data
-    branch knows it even when the store is lost before the next full save. Without a durable form
-    yet (no manifest), writes the whole of it. Returns the files written; a file that cannot be
-    written is the OSError itself (``notify`` names the remedy by its errno)."""
+    branch knows it even when the store is lost before the next full save: a year file left with no
+    entry is removed, and files a save cut short stay pending (accepted as they are). No manifest
+    yet: writes the whole durable form. Returns the files written (an OSError when one cannot be)."""
     check_folder(directory)
     manifest = read_manifest(directory)
     if manifest is None:
@@ -268,22 +272,33 @@ def save_notifications(store: AnalysisStore, directory: Path) -> int:
     texts, notifications = _notification_texts(store, directory)
     new = {_name(directory, path): text for path, text in texts.items()}
     changes, before = _changes(directory, new)
+    # A year whose every attempt was withdrawn: its old "unknown" lines must not come back on a restore.
+    removed = [name for name in _present(directory) if _kind(name) == NOTIFICATIONS_DIR and name not in new]
     kept = {"notifications": {key for text in new.values() for key in text_keys(text, "notifications")}}
-    refusal = check_shrink(
-        directory, [(name, "notifications") for name in changes], kept, lambda kind, key: False
-    ).refusal(directory)
+    overwritten = [(name, "notifications") for name in [*sorted(changes), *removed]]
+    refusal = check_shrink(directory, overwritten, kept, lambda kind, key: False).refusal(directory)
     if refusal is not None:
         raise refusal
-    files = {**manifest.files, **{name: text_digest(text) for name, text in new.items()}}
-    counts = {**manifest.counts, **{name: text.count("\n") for name, text in new.items()}}
-    digest = folder_digest(files)
-    values = {key: value for key, value in manifest.values.items() if key != "pending"}
-    values.update(files=files, counts=counts, digest=digest, notifications=notifications)
-    _commit(directory, changes, [], before, values)
+    values, pending = _notifications_manifest(manifest, new, removed, notifications)
+    _commit(directory, changes, removed, before, values, pending)
     # The store matched the durable form before (a save or a restore said so): it still does.
     if store.get_meta(_RESTORED_META) == manifest.digest:
-        _remember(store, digest)
+        _remember(store, str(values["digest"]))
     return len(changes)
+
+
+def _notifications_manifest(
+    manifest: Manifest, new: Mapping[str, str], removed: list[str], notifications: int
+) -> tuple[dict[str, object], dict[str, str | None]]:
+    """The manifest once ``new`` is written and ``removed`` gone, and the files still ``pending``."""
+    files = {name: digest for name, digest in manifest.files.items() if name not in removed}
+    files.update({name: text_digest(text) for name, text in new.items()})
+    counts = {name: count for name, count in manifest.counts.items() if name not in removed}
+    counts.update({name: text.count("\n") for name, text in new.items()})
+    pending = {name: old for name, old in manifest.pending.items() if name not in new and name not in removed}
+    values = {key: value for key, value in manifest.values.items() if key != "pending"}
+    values.update(files=files, counts=counts, digest=folder_digest(files), notifications=notifications)
+    return values, pending
 
 
 def restore_durable(

@@ -5,6 +5,7 @@ night's."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -297,8 +298,10 @@ def test_a_full_cache_stops_the_analyses_at_the_first_failed_write_in_one_line(c
         )
         status, error = done.returncode, done.stderr
         assert status in (1, 2) and "Traceback" not in error, error
-        (failed,) = [line for line in error.splitlines() if line.startswith("analyse: failed:")] or [error]
-        assert "database or disk is full" in failed or "No space left on device" in failed
+        # The step stops at its first failed write and says so in one line.
+        failed = [line for line in error.splitlines() if line.startswith("analyse: failed:")]
+        assert len(failed) == 1, error
+        assert "database or disk is full" in failed[0] or "No space left on device" in failed[0], error
         # Nothing more is paid for that the store could not keep: no narrative either.
         assert any(line.startswith("narrate: skipped (the store cannot keep") for line in error.splitlines()), error
         assert _lines(clean.durable) <= _lines(_snapshot(durable))  # no record left the durable form
@@ -399,6 +402,22 @@ def test_a_full_cache_stops_llm_analyses_before_they_are_paid_for(
             assert all(record.analysis is not None and record.analysis.ok for record in store.records())
 
 
+# Kills itself as the save logs its first file written: a marker, not a race with the test's reader
+# (a kill sent from outside after that line may land once the save, or the build after it, is done).
+KILL_AFTER_FIRST_WRITE = """
+import logging, os, signal, sys
+
+class KillAfterFirstWrite(logging.Handler):
+    def emit(self, record):
+        if record.getMessage().startswith("durable form: wrote "):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+logging.getLogger("mkdocs.plugins.commit_digest.store.durable").addHandler(KillAfterFirstWrite())
+from commit_digest.cli import main
+sys.exit(main())
+"""
+
+
 def test_a_night_killed_inside_the_save_leaves_files_the_next_night_restores(clean: Clean, tmp_path: Path) -> None:
     export, saved = _reference(clean, tmp_path)
     cache, durable, site = tmp_path / "cache", tmp_path / "data", tmp_path / "site"
@@ -406,21 +425,25 @@ def test_a_night_killed_inside_the_save_leaves_files_the_next_night_restores(cle
     shutil.copytree(clean.root / "data", durable)
     with AnalysisStore(cache) as store:
         store.merge_all(_records(range(100, 120), analysed=False))  # every month file changes
-    with subprocess.Popen(
-        [sys.executable, "-m", "commit_digest.cli", "-v", *clean.arguments(cache, durable, site)],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
+    changed = sorted(name for name in saved if name != "manifest.json" and saved[name] != clean.durable.get(name))
+    assert len(changed) > 1, changed  # several files to write: a kill after the first is inside the save
+    night = subprocess.run(
+        [sys.executable, "-c", KILL_AFTER_FIRST_WRITE, "-v", *clean.arguments(cache, durable, site)],
+        capture_output=True,
         text=True,
         cwd=clean.root,
         env={**os.environ, "COLUMNS": "10000"},
-    ) as night:
-        assert night.stderr is not None
-        for line in night.stderr:
-            if "durable form: wrote" in line:  # the first month file is written, the others are not yet
-                night.kill()
-                break
-        night.wait()
-    assert night.returncode == -9
+        check=False,
+        timeout=600,
+    )
+    assert night.returncode == -9, night.stderr
+    # Caught half-way: the first file written, the others as they were, the manifest still the save's
+    # first one (each file's bytes before it pending), and no build begun.
+    killed = _snapshot(durable)
+    assert [name for name in changed if killed.get(name) == saved[name]] == changed[:1]
+    assert [name for name in changed if killed.get(name) == clean.durable.get(name)] == changed[1:]
+    assert json.loads(killed["manifest.json"])["pending"]
+    assert not site.exists()
     with AnalysisStore(tmp_path / "fresh") as fresh:
         # No file is damaged: the manifest accepts each as it is, the new month file or the old ones.
         assert restore_durable(fresh, durable).records > 60

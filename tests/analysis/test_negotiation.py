@@ -23,6 +23,7 @@ from commit_digest.analysis.servers.families import (
     ServerFacts,
     family_of,
 )
+from commit_digest.analysis.servers.session import ChatRequest, dropped_system
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus
 from commit_digest.store.analysis_store import AnalysisStore
@@ -324,3 +325,16 @@ def test_a_known_context_window_never_raises_a_small_output_limit(
     analyzer.analyze(COMMITS[0])
     client.close()
     assert server.chat_requests[0].json["max_tokens"] == 16
+
+
+def test_a_chinese_prompt_counted_whole_is_not_taken_for_a_dropped_system_message() -> None:
+    """The estimate takes a token per Han character; a tokenizer about 0.77: a kept system message
+    must not be judged dropped (the reply paid for again, and the profile changed for good)."""
+    request = ChatRequest(system="说明" * 160, user="本周的提交分析" * 200, schema={}, max_output_tokens=500)
+    whole = int(0.77 * request.estimated_tokens)
+    assert not dropped_system(request, whole)
+    # Long English instructions beside Chinese data, the system message dropped: still told.
+    instructed = ChatRequest(
+        system="Analyse the commit. " * 400, user="本周的提交分析" * 40, schema={}, max_output_tokens=500
+    )
+    assert dropped_system(instructed, int(0.77 * estimate_tokens(instructed.user)) + 20)

@@ -110,12 +110,12 @@ def run_build(
         remove_leftovers(target)
         builds[0].check_store(target, allow_shrink=allow_shrink)
         try:
-            return _build_andpublish(config_file, builds, target, full=full)
+            return _build_and_publish(config_file, builds, target, full=full)
         except OSError as error:  # a full disk, a folder that cannot be written: one line
             raise SiteBuildError(_write_fault(error, target)) from error
 
 
-def _build_andpublish(config_file: Path, builds: list[_LanguageBuild], target: Path, *, full: bool) -> Path:
+def _build_and_publish(config_file: Path, builds: list[_LanguageBuild], target: Path, *, full: bool) -> Path:
     if not full:
         # Nothing to render in any language: each renews its status (the footer's build time) only.
         renewals = [(build_of, facts) for build_of in builds if (facts := build_of.unchanged_status()) is not None]

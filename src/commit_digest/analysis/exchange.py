@@ -112,10 +112,9 @@ class StructuredWriter:
         *,
         clock: Clock = utc_now,
         boundary_factory: Callable[[], str] = new_boundary,
-        session: LlmSession | None = None,
     ) -> None:
         self._client = client
-        self.session = session or session_for(client, settings)
+        self.session = session_for(client, settings)
         self._llm = settings.llm
         self._repository = settings.repository
         self.clock = clock

@@ -84,10 +84,9 @@ class LlmAnalyzer:
         *,
         clock: Clock = utc_now,
         boundary_factory: Callable[[], str] = new_boundary,
-        session: LlmSession | None = None,
     ) -> None:
         self._client = client
-        self._session = session or session_for(client, settings)
+        self._session = session_for(client, settings)
         self._settings = settings
         self._llm = settings.llm
         self._taxonomy = taxonomy

@@ -35,7 +35,7 @@ from commit_digest.analysis.llm_errors import (
     scrub,
 )
 from commit_digest.analysis.servers.families import ServerFacts, family_of, server_root
-from commit_digest.analysis.servers.forms import FORMS, JSON_SCHEMA, SCHEMA_NAME
+from commit_digest.analysis.servers.forms import FORMS, JSON_SCHEMA
 from commit_digest.analysis.servers.refusals import refused_part
 from commit_digest.models import TokenUsage
 from commit_digest.settings import LlmSettings
@@ -44,7 +44,6 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 PROBE_TIMEOUT_SECONDS = 10.0
-__all__ = ["SCHEMA_NAME"]
 BATCH_ENDPOINT = "/v1/chat/completions"
 
 Sleep = Callable[[float], None]

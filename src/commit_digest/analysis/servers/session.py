@@ -131,12 +131,6 @@ class LlmSession:
         if self._llm.context_tokens is None:
             self._context = limit
 
-    @property
-    def form(self) -> ReplyForm:
-        """The form the next request is sent in."""
-        self._prepare()
-        return self._current_form()
-
     # -- asking -------------------------------------------------------------------------------
 
     def ask(self, request: ChatRequest) -> ChatReply:

@@ -53,7 +53,7 @@ _CHIP = '<a href="%s">%s</a>\n'
 # thousands of them.
 _CHIPS = '<span class="digest-chips digest-chips--%s">%s</span>'
 _LABEL_LINK = '<a href="%s">%s</a>%s'
-_NOTE = '<div class="admonition warning"><p class="admonition-title">%s</p><p>%s%s</p></div>\n'
+_NOTE = '<div class="admonition warning"><p class="admonition-title">%s</p><p>%s</p></div>\n'
 _IMPACT_LINE = (
     '<li data-kind="%s"><span class="digest-impact__kind">%s</span> %s '
     '<span class="digest-impact__path">%s</span></li>\n'
@@ -183,7 +183,7 @@ class Fragments:
 
     def _note(self, text: Markup) -> Markup:
         """A warning box with ``text`` (trusted wording)."""
-        return html_fill(_NOTE, self.context.texts("note_title"), text, _NOTHING)
+        return html_fill(_NOTE, self.context.texts("note_title"), text)
 
     def status_note(self, item: SiteCommit) -> Markup:
         """Why a commit shows no analysis, or that a newer attempt at one failed; "" when neither.

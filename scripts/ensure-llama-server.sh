@@ -42,7 +42,11 @@ fi
 if [ ! -x "$SERVER_BINARY" ]; then
   echo "building llama.cpp's llama-server (from llama-cpp-python $VERSION's sources) once into $BIN (about 4 min on 2 cores)" >&2
   "$VENV/bin/python" -m pip install --quiet cmake ninja
-  work=$(mktemp -d)
+  # Beside the binary, not in /tmp: a build killed half-way (its trap never runs) leaves ~300 MB,
+  # which the next build clears before it starts.
+  work="$BIN/.build-$VERSION"
+  rm -rf "$work"
+  mkdir -p "$work"
   trap 'rm -rf "$work"' EXIT
   "$VENV/bin/python" -m pip download --quiet --no-binary :all: --no-deps "llama-cpp-python==$VERSION" -d "$work"
   tar -xzf "$work"/llama_cpp_python-"$VERSION".tar.gz -C "$work"
@@ -52,7 +56,6 @@ if [ ! -x "$SERVER_BINARY" ]; then
     -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
     -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF >/dev/null
   "$VENV/bin/cmake" --build "$work/build" --target llama-server -j "$(nproc)" >/dev/null
-  mkdir -p "$BIN"
   cp "$work/build/bin/llama-server" "$SERVER_BINARY.partial"
   mv "$SERVER_BINARY.partial" "$SERVER_BINARY"
 fi

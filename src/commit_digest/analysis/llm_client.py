@@ -1,8 +1,9 @@
 """The OpenAI edge: the only module that imports ``openai``.
 
-It speaks to any OpenAI-compatible endpoint. The SDK reads OPENAI_API_KEY and
-OPENAI_BASE_URL itself; the key is never copied anywhere else, and every error text
-leaving this module is scrubbed of it.
+It speaks to any OpenAI-compatible endpoint. The key and the base URL come from
+OPENAI_API_KEY and OPENAI_BASE_URL (``llm.base_url`` wins over the variable), an empty one
+counting as unset (``environment``); the key is never copied anywhere else, and every error
+text leaving this module is scrubbed of it.
 
 Retries are ours, not the SDK's (it is built with ``max_retries=0``): the SDK sleeps with
 ``time.sleep`` and its own backoff, while here the sleep function is injected, Retry-After
@@ -25,6 +26,7 @@ import pydantic
 from openai.lib import type_to_response_format_param
 from openai.types import Batch
 
+from commit_digest import environment
 from commit_digest.analysis.llm_errors import (
     InvalidReplyError,
     LlmConfigError,
@@ -42,6 +44,9 @@ from commit_digest.settings import LlmSettings
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
+# Where requests go when neither llm.base_url nor OPENAI_BASE_URL names a server (the SDK's own
+# default, given explicitly so that an empty OPENAI_BASE_URL cannot replace it).
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 PROBE_TIMEOUT_SECONDS = 10.0
 BATCH_ENDPOINT = "/v1/chat/completions"
@@ -186,10 +191,11 @@ class LlmClient:
         self.settings = settings
         self._sleep = sleep
         self._jitter = jitter
+        base_url = settings.base_url or environment.value(environment.OPENAI_BASE_URL) or DEFAULT_BASE_URL
         try:
             self._client = openai.OpenAI(
-                api_key=api_key,
-                base_url=settings.base_url,
+                api_key=api_key if api_key is not None else environment.value(environment.OPENAI_API_KEY),
+                base_url=base_url,
                 timeout=settings.timeout_seconds,
                 max_retries=0,
             )

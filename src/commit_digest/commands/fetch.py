@@ -18,7 +18,6 @@ could not start (bad option, wrong repository, bad token).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any, Self
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from commit_digest import stopping
+from commit_digest import environment, stopping
 from commit_digest.collect.base import CommitSource
 from commit_digest.collect.errors import SourceError
 from commit_digest.collect.fetch import FetchReport, fetch_commits, window_for_run
@@ -180,8 +179,8 @@ def make_source(
             git_dir.expanduser(),
             patch_cap_bytes=settings.github.patch_cap_bytes if collect_patches else None,
         )
-    api_url = github_url or os.environ.get("GITHUB_API_URL") or settings.github.api_url
-    token = (os.environ.get("GITHUB_TOKEN") or "").strip() or None
+    api_url = github_url or environment.value(environment.GITHUB_API_URL) or settings.github.api_url
+    token = environment.value(environment.GITHUB_TOKEN)
     return GithubSource(
         settings.repository,
         settings=settings.github,

@@ -9,12 +9,11 @@ failed or were refused (nothing is stored for them; the next run asks again), 2 
 from __future__ import annotations
 
 import argparse
-import os
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from commit_digest import stopping
+from commit_digest import environment, stopping
 from commit_digest.commands.common import (
     add_common_options,
     add_llm_options,
@@ -86,7 +85,7 @@ def run_narrate(args: argparse.Namespace) -> int:
     settings = site_settings_from_args(args, llm=llm_overrides(args))
     stopping.set_grace(settings.stop_grace_seconds)
     request = week_request(args)
-    if not os.environ.get("OPENAI_API_KEY"):
+    if not environment.value(environment.OPENAI_API_KEY):
         raise InputError(
             "OPENAI_API_KEY is not set: narratives are written by an LLM (set it, and OPENAI_BASE_URL or "
             "llm.base_url for a server other than api.openai.com); the week pages show the analyses without one"

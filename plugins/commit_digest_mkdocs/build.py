@@ -115,6 +115,31 @@ def run_build(
             raise SiteBuildError(_write_fault(error, target)) from error
 
 
+def check_site_config(config_file: Path, *, site_dir: Path | None = None) -> DigestSettings:
+    """The site's whole configuration read and checked as a build would read it, building nothing:
+    MkDocs' own settings (theme, folders, extensions, every plugin's options) and the digest's.
+    A problem is one ``InputError`` naming the file and the setting. Returns the site's settings.
+
+    ``nightly`` calls this before it fetches or pays for anything, so that a night whose build
+    could never run stops before it spends."""
+    if not config_file.is_file():
+        raise InputError(f"config file {config_file} does not exist")
+    overrides: dict[str, object] = {}
+    if site_dir is not None:
+        overrides["site_dir"] = str(site_dir.resolve())
+    errors = _FirstRecord(logging.ERROR)
+    mkdocs_logger = logging.getLogger("mkdocs")
+    mkdocs_logger.addHandler(errors)
+    try:
+        config = _load(config_file, overrides, None, None)
+    except SiteBuildError as error:
+        raise InputError(f"{config_file}: {errors.first}" if errors.first else str(error)) from error
+    finally:
+        mkdocs_logger.removeHandler(errors)
+    _check_site_folder(Path(config.site_dir))
+    return _settings(config)
+
+
 def _build_and_publish(config_file: Path, builds: list[_LanguageBuild], target: Path, *, full: bool) -> Path:
     if not full:
         # Nothing to render in any language: each renews its status (the footer's build time) only.
@@ -289,7 +314,7 @@ class _LanguageBuild:
         plugin.previous_manifest = None if plugin.previous_site_dir is None else self._previous
         plugin.publish_in_place = in_place
         logger.info("building %s (%s) into %s", config_file, self.code, self.config.site_dir)
-        warnings = _FirstWarning()
+        warnings = _FirstRecord()
         mkdocs_logger = logging.getLogger("mkdocs")
         mkdocs_logger.addHandler(warnings)
         try:
@@ -303,11 +328,12 @@ class _LanguageBuild:
             mkdocs_logger.removeHandler(warnings)
 
 
-class _FirstWarning(logging.Handler):
-    """The first warning of a build: what a strict build that aborts was aborted for."""
+class _FirstRecord(logging.Handler):
+    """The first record of ``level`` or above, its first line: what a strict build that aborts was
+    aborted for, or the configuration error MkDocs logged before its "Aborted with N errors"."""
 
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
+    def __init__(self, level: int = logging.WARNING) -> None:
+        super().__init__(level)
         self.first: str | None = None
 
     def emit(self, record: logging.LogRecord) -> None:

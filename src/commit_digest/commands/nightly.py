@@ -31,7 +31,7 @@ from typing import Any
 
 from rich.console import Console
 
-from commit_digest import stopping
+from commit_digest import environment, stopping
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
@@ -46,6 +46,7 @@ from commit_digest.commands.common import (
     settings_from_args,
     site_settings_from_args,
 )
+from commit_digest.commands.night_checks import check_night, choose_repository
 from commit_digest.commands.night_steps import NightReport, StepReport, step
 from commit_digest.commands.restore import release_patterns
 from commit_digest.errors import CommitDigestError, InputError, StoreError
@@ -92,9 +93,17 @@ def register(subparsers: Any) -> None:
 
 def run_locked_night(args: argparse.Namespace) -> int:
     """The night, holding its store and its site folder throughout: a second night (or a build
-    of the same site) waits up to --wait seconds, else ends with one line and exit 2."""
+    of the same site) waits up to --wait seconds, else ends with one line and exit 2. Its whole
+    configuration is checked first (``night_checks``): a problem ends it before it spends."""
     from commit_digest.site.build.builder_lock import holding, site_lock, store_lock
 
+    # Everything checked before anything is fetched or paid for; the repository settled.
+    site = check_night(args, os.environ)
+    choice = choose_repository(args, site, os.environ)
+    if choice.line is not None:
+        print_lines(Console(stderr=True), [choice.line])
+    if choice.narrowed_to is not None:
+        args = argparse.Namespace(**{**vars(args), "repo": choice.narrowed_to})
     locks = [store_lock(settings_from_args(args).cache_dir), site_lock(site_folder(args.config_file, args.site_dir))]
     with holding(locks, wait=args.wait, purpose="night"):
         return run_nightly(args)
@@ -262,7 +271,7 @@ def _analyse(
 ) -> None:
     if offline:
         report.lines.append("LLM skipped (--offline)")
-    elif not os.environ.get("OPENAI_API_KEY"):
+    elif not environment.value(environment.OPENAI_API_KEY):
         report.ok = False
         report.lines.append("LLM skipped: OPENAI_API_KEY is not set (pass --offline to mean it)")
     else:
@@ -299,7 +308,7 @@ def _narrate(store: AnalysisStore, settings: DigestSettings, skipped: str | None
     if skipped is not None:
         report.lines.append(f"skipped ({skipped}): week pages show the analyses without a narrative")
         return
-    if not os.environ.get("OPENAI_API_KEY"):
+    if not environment.value(environment.OPENAI_API_KEY):
         report.lines.append("skipped: OPENAI_API_KEY is not set")
         return
     from commit_digest.analysis.llm_client import LlmClient

@@ -3,6 +3,10 @@
 Each subcommand lives in ``commands/<name>.py`` with a ``register(subparsers)`` function;
 domain errors become one line on stderr and exit status 2, never a traceback. A stop signal
 (SIGTERM, SIGINT) becomes one line and exit status 130 or 143 (see ``stopping``).
+
+The options every command takes (``-f/--config-file``, ``--cache``, ``-v/--verbose``) go before
+or after the command's name: ``commit-digest -f x.yml fetch`` is ``commit-digest fetch -f x.yml``.
+Given in both places, the one after the command wins, as the command's own options are read last.
 """
 
 from __future__ import annotations
@@ -48,35 +52,112 @@ EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer killed by SIGPIPE
 COOPERATIVE_COMMANDS = frozenset({"fetch", "analyze", "translate", "narrate", "nightly", "notify"})
 
 
+# The options of every command that may also come before its name (by their dest), and the
+# long spellings of those that take a value: the word after one is its value, not the command.
+SHARED_OPTIONS = ("config_file", "cache", "verbose")
+LONG_VALUE_OPTIONS = ("--config-file", "--cache")
+# Where a command's parser leaves its own defaults of SHARED_OPTIONS for the main parser.
+_COMMAND_DEFAULTS = "_command_defaults"
+
+
+class _MainParser(argparse.ArgumentParser):
+    """The main parser: an option of SHARED_OPTIONS is read before the command (here) and after
+    it (by the command's parser, whose copy has no default, so it replaces only what it was
+    given); one given in neither place takes the command's own default."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, rest = super().parse_known_args(args, namespace)
+        for dest, value in vars(parsed).pop(_COMMAND_DEFAULTS, {}).items():
+            if not hasattr(parsed, dest):
+                setattr(parsed, dest, value)
+        return parsed, rest
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand; of the one ``argv`` names when it names one, so a
     nightly ``build`` does not import the LLM client's and the fetchers' libraries."""
-    parser = argparse.ArgumentParser(
+    parser = _MainParser(
         prog="commit-digest",
         description="Collect, analyse and publish the commits of a repository as a daily digest site.",
+        epilog="-f, --cache and -v go before or after COMMAND; given in both places, the one after COMMAND wins.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.add_argument(
+        "-f",
+        "--config-file",
+        type=Path,
+        default=argparse.SUPPRESS,
+        metavar="MKDOCS_YML",
+        help="read settings from this mkdocs.yml (default: ./mkdocs.yml)",
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=argparse.SUPPRESS, metavar="DIR", help="the analysis store (default: cache/)"
+    )
+    # The commands' parsers are plain ones: only the main parser fills in defaults afterwards.
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=argparse.ArgumentParser
+    )
     chosen = None if argv is None else _chosen_module(argv)
     for name in COMMAND_MODULES if chosen is None else (chosen,):
         importlib.import_module(f"commit_digest.commands.{name}").register(subparsers)
+    for command_parser in {id(one): one for one in subparsers.choices.values()}.values():
+        _share_options(command_parser)
     return parser
 
 
-def _chosen_module(argv: Sequence[str]) -> str | None:
-    """The command module the first word that is not an option names, if it names one."""
-    for word in argv:
-        if word.startswith("-"):
-            continue
-        name = word.replace("-", "_")
-        return name if name in COMMAND_MODULES else None
+def _share_options(command_parser: argparse.ArgumentParser) -> None:
+    """The command's copies of SHARED_OPTIONS set only what is given after the command; their
+    defaults are handed to the main parser, which applies them when neither place gave one."""
+    if not any("-v" in action.option_strings for action in command_parser._actions):
+        command_parser.add_argument(
+            "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log debug messages"
+        )
+    defaults = {}
+    # argparse has no public way to change one action's default alone (set_defaults would also
+    # store SUPPRESS as a value of the namespace): the actions are read as argparse keeps them.
+    for action in command_parser._actions:
+        if action.dest in SHARED_OPTIONS and action.default is not argparse.SUPPRESS:
+            defaults[action.dest] = action.default
+            action.default = argparse.SUPPRESS
+    command_parser.set_defaults(**{_COMMAND_DEFAULTS: defaults})
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command's name: the first word that is neither an option nor the value of one."""
+    words = iter(argv)
+    for word in words:
+        if _takes_value(word):
+            next(words, None)
+        elif word == "--":
+            return next(words, None)
+        elif not word.startswith("-"):
+            return word
     return None
+
+
+def _takes_value(word: str) -> bool:
+    """Whether ``word`` is an option of the main parser whose value is the next word: ``-f``
+    (also after other short flags, ``-vf``), ``--cache`` or an abbreviation argparse accepts."""
+    if re.fullmatch(r"-v*f", word):
+        return True
+    return word.startswith("--") and len(word) > 2 and any(option.startswith(word) for option in LONG_VALUE_OPTIONS)
+
+
+def _chosen_module(argv: Sequence[str]) -> str | None:
+    """The command module the command's name names, if it names one."""
+    word = _command_word(argv)
+    if word is None:
+        return None
+    name = word.replace("-", "_")
+    return name if name in COMMAND_MODULES else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
-    command = next((word for word in words if not word.startswith("-")), "")
+    command = _command_word(words) or ""
     command = command if command.replace("-", "").isascii() and command.replace("-", "").isalpha() else ""
     # First of all: a signal during the imports of start-up is a stop like any other.
     with stopping.handling("commit-digest" + (f" {command}" if command else "")):

@@ -1,8 +1,17 @@
-"""`demo`: the README's first command — the embedded sample, analysed offline, built into a site."""
+"""`demo`: the README's first command — the embedded sample, analysed offline, built into a site.
+
+In a checkout (``./mkdocs.yml``, or ``-f``) it is that site's demo, with its store and site folder.
+Anywhere else it builds the demo site shipped inside the package (``data/demo_site``: the
+checkout's mkdocs.yml, theme overrides and gen-files script), which is read where it is installed and never written; the
+store goes into a temporary folder removed at the end (or ``--cache DIR``, kept), the site into
+``--site-dir`` (default ``./site``). Every folder written is named in the output.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import time
 from importlib import resources
 from pathlib import Path
@@ -11,18 +20,25 @@ from typing import Any
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
-from commit_digest.commands.common import add_common_options, open_store, settings_from_args
+from commit_digest.commands.common import DEFAULT_CONFIG, add_common_options, open_store, settings_from_args
+from commit_digest.errors import InputError, StoreError
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import LANGUAGE_CODES
 from commit_digest.store.exchange import read_all_records
 
 SAMPLE = "data/sample-vllm.jsonl"
+# The demo site outside a checkout: its mkdocs.yml beside its docs/ (theme overrides and
+# the gen-files script), as package data.
+DEMO_SITE = "data/demo_site"
+DEFAULT_SITE_DIR = Path("site")
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="load the embedded vLLM sample, analyse it offline and build the demo site (no network, no keys)",
+        description="Without ./mkdocs.yml and -f, builds the demo site shipped with commit-digest: the store "
+        "in a temporary folder removed at the end (or --cache DIR), the site into --site-dir (default ./site).",
     )
     add_common_options(parser)
     parser.add_argument("--no-build", action="store_true", help="stop after loading and analysing")
@@ -33,12 +49,40 @@ def register(subparsers: Any) -> None:
         help="analyse and build the demo in this one language (default: language of mkdocs.yml)",
     )
     parser.add_argument(
-        "--site-dir", type=Path, default=None, metavar="DIR", help="build into DIR (default: site_dir of mkdocs.yml)"
+        "--site-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="build into DIR (default: site_dir of mkdocs.yml; ./site without one)",
     )
     parser.set_defaults(handler=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    for folder, flag in ((args.site_dir, "--site-dir"), (args.cache, "--cache")):
+        if folder is not None:
+            _check_writable(folder, flag)
+    if args.config_file is not None or DEFAULT_CONFIG.is_file():
+        return _demo(args)
+    site_dir = args.site_dir if args.site_dir is not None else DEFAULT_SITE_DIR
+    if args.site_dir is None:
+        _check_writable(site_dir, "--site-dir")
+    with resources.as_file(resources.files("commit_digest").joinpath(DEMO_SITE)) as shipped:
+        print(f"no mkdocs.yml here: the demo site shipped with commit-digest ({shipped}; only read)")
+        shipped_args = {**vars(args), "config_file": shipped / "mkdocs.yml", "site_dir": site_dir}
+        if args.cache is not None:
+            return _demo(argparse.Namespace(**shipped_args))
+        with _temporary_store() as store:
+            print(f"store: a temporary folder, removed when the demo ends: {store}")
+            status = _demo(argparse.Namespace(**{**shipped_args, "cache": Path(store)}))
+        if Path(store).exists():
+            print(f"the temporary store {store} could not be removed entirely; remove it by hand")
+        else:
+            print(f"removed the temporary store {store}")
+        return status
+
+
+def _demo(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, language=args.language)
     sample = resources.files("commit_digest").joinpath(SAMPLE)
     records = read_all_records(sample.read_text(encoding="utf-8").splitlines(), source=SAMPLE)
@@ -64,3 +108,26 @@ def run_demo(args: argparse.Namespace) -> int:
     preview = "mkdocs serve" if args.site_dir is None else f"python -m http.server -d {site_dir}"
     print(f"site built into {site_dir} in {time.perf_counter() - started:.1f} s; preview it with: {preview}")
     return 0
+
+
+def _temporary_store() -> tempfile.TemporaryDirectory[str]:
+    try:
+        # Removed even when the demo fails or is stopped; a file that cannot go is reported, not raised.
+        return tempfile.TemporaryDirectory(prefix="commit-digest-demo-", ignore_cleanup_errors=True)
+    except OSError as error:
+        raise StoreError(
+            f"cannot make a temporary store in {tempfile.gettempdir()}: {error.strerror or error}; "
+            "give --cache DIR (or set TMPDIR)"
+        ) from error
+
+
+def _check_writable(folder: Path, flag: str) -> None:
+    """One line, before anything is written, when ``folder`` cannot be made or written: the
+    nearest part of it that exists must be a folder this process may write."""
+    existing = Path(os.path.abspath(folder))  # noqa: PTH100 - as given: symbolic links kept
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"{flag} {folder}: {existing} is not a folder; choose another {flag}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"{flag} {folder}: {existing} cannot be written; choose another {flag}")

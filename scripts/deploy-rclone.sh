@@ -30,7 +30,15 @@ if ! command -v rclone >/dev/null 2>&1; then
   exit 127
 fi
 
-if [ -n "${DEPLOY_RCLONE_CONFIG:-}" ]; then
+# In the nightly workflow: the feeds and the sitemap name SITE_URL, else the Pages address.
+site_url=${SITE_URL:-}
+if [ -n "${GITHUB_ACTIONS:-}" ] && [ -z "${site_url//[[:space:]]/}" ]; then
+  echo "::warning::SITE_URL is not set: feeds and the sitemap name the Pages address, not the remote's."
+fi
+
+# Actions gives an unset secret as an empty string: empty or blank is no config.
+rclone_config=${DEPLOY_RCLONE_CONFIG:-}
+if [ -n "${rclone_config//[[:space:]]/}" ]; then
   config=$(mktemp "${TMPDIR:-/tmp}/rclone-XXXXXX.conf") # mode 600
   trap 'rm -f "$config"' EXIT
   trap 'exit 130' INT

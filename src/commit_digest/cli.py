@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 
-from commit_digest import __version__, stopping
+from commit_digest import __version__, environment, stopping
 from commit_digest.errors import CommitDigestError
 
 # Modules under commit_digest.commands, in the order `--help` lists them.
@@ -192,6 +192,8 @@ def _without_url_credentials(record: logging.LogRecord) -> bool:
 
 def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
     unreadable_zone = _drop_unreadable_local_zone()
+    # Before any library reads them: an empty variable (an unset Actions secret) is no variable.
+    environment.drop_blank()
     args = build_parser(words).parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.INFO
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)

@@ -3,6 +3,7 @@ repository from mkdocs.yml, and reads an empty environment variable as an unset 
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -221,3 +222,14 @@ def test_an_empty_base_url_secret_still_reaches_the_server_of_llm_base_url(
         assert main(["nightly", "--durable-dir", "data", "--site-dir", "site"]) == 0
         assert len(llm.chat_requests) == 3
     assert "cannot reach" not in capsys.readouterr().err
+
+
+def test_the_cli_takes_empty_product_variables_out_before_any_library_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in environment.PRODUCT_VARIABLES:
+        monkeypatch.setenv(name, "" if name != "SITE_URL" else "  ")
+    monkeypatch.setenv("UNRELATED_EMPTY", "")
+    assert main(["stats"]) == 0
+    assert not set(environment.PRODUCT_VARIABLES) & set(os.environ)
+    assert os.environ["UNRELATED_EMPTY"] == ""

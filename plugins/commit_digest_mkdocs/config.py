@@ -18,6 +18,10 @@ class PluginConfig(Config):
     """Several repositories in one site, each ``{name, platforms, taxonomy, branch, title}`` or
     just ``owner/name``; ``repository`` is the shorthand for one."""
 
+    platforms = opt.Optional(opt.ListOfItems(opt.Type(str)))
+    """With ``repository`` alone: every commit of it is on these platforms (a hardware plugin's
+    repository: ``[ascend]``), as a ``repositories`` item's own ``platforms`` say."""
+
     cache_dir = opt.Type(str, default="cache")
     """The analysis store, relative to the folder of mkdocs.yml."""
 
@@ -53,10 +57,12 @@ class PluginConfig(Config):
     """Channels ``commit-digest notify`` sends each new day to (read by the CLI; the build only checks them)."""
 
     site_name = opt.Optional(opt.Type(dict))
-    """The site's name per language ({zh: ..., en: ...}); a language without one keeps site_name."""
+    """The site's name in a language ({en: ...}) where it is not the top-level ``site_name``; a
+    language this mapping does not name takes the top-level one."""
 
     site_description = opt.Optional(opt.Type(dict))
-    """The site's description per language; a language without one keeps site_description."""
+    """The site's description in a language where it is not the top-level ``site_description``;
+    a language this mapping does not name takes the top-level one."""
 
     days_on_home = opt.Type(int, default=7)
     """How many of the latest days the home page shows."""
@@ -72,6 +78,7 @@ class PluginConfig(Config):
         names = (
             "repository",
             "repositories",
+            "platforms",
             "cache_dir",
             "language",
             "languages",

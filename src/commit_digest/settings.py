@@ -143,6 +143,7 @@ class DigestSettings(_Settings):
     # Every repository the site follows, in the order the site lists them. After validation
     # never empty: ``repository`` alone gives a list of one.
     repositories: tuple[RepositorySettings, ...] = ()
+    platforms: tuple[str, ...] = ()  # ``repository``'s, as an item of ``repositories`` gives its own
     cache_dir: Path = Path("cache")
     language: Language = "zh"
     # Every language the site is published in, the first the default (at the site's root);
@@ -197,6 +198,8 @@ class DigestSettings(_Settings):
     def _one_repository_list(cls, data: Any) -> Any:
         if not isinstance(data, Mapping) or not data.get("repositories"):
             return data
+        if data.get("platforms"):
+            raise ValueError("platforms goes with repository:, not repositories: (give each item its own platforms)")
         repositories = data["repositories"]
         if isinstance(repositories, str) or not isinstance(repositories, list | tuple):
             raise ValueError("repositories must be a list of {name: owner/name, ...}")
@@ -213,7 +216,8 @@ class DigestSettings(_Settings):
     @model_validator(mode="after")
     def _repositories_include_repository(self) -> Self:
         if not self.repositories:
-            object.__setattr__(self, "repositories", (RepositorySettings(name=self.repository),))
+            one = RepositorySettings(name=self.repository, platforms=self.platforms)
+            object.__setattr__(self, "repositories", (one,))
         return self
 
     @property

@@ -1,9 +1,15 @@
 """One site in several languages, on the MkDocs side: each language's build gets its site name,
 palette toggle names and language selector (``commit_digest.site.languages`` decides what), and
-shows the hand-written page variant of its language (``about.en.md`` at about/)."""
+shows the hand-written page variant of its language (``about.en.md`` at about/).
+
+The top-level ``site_name`` and ``site_description`` name the site; the plugin block's
+``site_name: {en: ...}`` names it in a language where it differs, and a language that mapping
+does not name takes the top-level one. So a site owner changes the top-level name, and the
+plugin block names only the languages whose name is not that one."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +21,8 @@ from commit_digest.site.languages import alternates, localized_palette, page_var
 
 # The language selector linking the same page (partials/alternate.html), shipped with the plugin.
 TEMPLATES = Path(__file__).parent / "templates"
+
+logger = logging.getLogger("mkdocs.plugins.commit_digest.languages")
 
 
 class LanguageSelector:
@@ -40,11 +48,13 @@ def localize_chrome(
     site_names: Mapping[str, Any] | None,
     site_descriptions: Mapping[str, Any] | None = None,
 ) -> None:
-    """The theme's words and the language selector of ``language``'s build (raises InputError)."""
+    """The site's name and description, the theme's words and the language selector of
+    ``language``'s build (raises InputError)."""
     name = site_name(site_names, language)
+    description = site_name(site_descriptions, language, option="site_description")
+    _say_which_name(language, name, description, config.site_name, config.site_description)
     if name is not None:
         config.site_name = name
-    description = site_name(site_descriptions, language, option="site_description")
     if description is not None:
         config.site_description = description
     if "palette" in config.theme:
@@ -58,6 +68,32 @@ def localize_chrome(
         # After the owner's custom_dir (their own alternate.html wins), before the theme's.
         custom = config.theme.custom_dir
         dirs.insert(dirs.index(custom) + 1 if custom in dirs else 0, str(TEMPLATES))
+
+
+def _say_which_name(
+    language: str, name: str | None, description: str | None, top_name: str, top_description: str | None
+) -> None:
+    """One line (information, not a warning: strict builds fail on those) when the plugin
+    block's name or description for this language is not the top-level one it takes the place of."""
+    renamed = name is not None and name != top_name
+    redescribed = description is not None and description != top_description
+    if renamed:
+        logger.info(
+            "commit-digest: the %s site is named %r by plugins.commit-digest site_name.%s, not %r by the "
+            "top-level site_name: the plugin block's name for a language comes first%s",
+            language,
+            name,
+            language,
+            top_name,
+            f" (its site_description.{language} too)" if redescribed else "",
+        )
+    elif redescribed:
+        logger.info(
+            "commit-digest: the %s site's description is plugins.commit-digest site_description.%s, not the "
+            "top-level site_description: the plugin block's text for a language comes first",
+            language,
+            language,
+        )
 
 
 def choose_page_variants(files: Files, config: MkDocsConfig, language: str) -> None:

@@ -43,10 +43,7 @@ from commit_digest.site.build.output import (
     write_status,
 )
 from commit_digest.site.build.status import status_facts
-from commit_digest.site.model.followed import (
-    followed_repositories,
-    site_taxonomy,
-)
+from commit_digest.site.model.followed import followed_repositories, site_taxonomy
 from commit_digest.site.model.index import SiteIndex, SiteRepository
 from commit_digest.site.model.record_source import RecordSource
 from commit_digest.site.model.store_reading import read_site_index
@@ -56,6 +53,7 @@ from commit_digest.site.parallel import Started, available_cores
 from commit_digest.site.rendering.chrome import EXTRA_KEY, chrome_context
 from commit_digest.site.rendering.feed_list import Feed
 from commit_digest.site.rendering.sanitize import sanitize_html
+from commit_digest.site.views.about import ABOUT, about_page
 from commit_digest.site.views.base import PageSpec
 from commit_digest.site.views.registry import SiteViews
 from commit_digest_mkdocs.config import PluginConfig
@@ -189,16 +187,17 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
             self._generated = GeneratedPages(self._previous, self._manifest, self._shared)
             added = skipped = 0
             self._views = views = SiteViews(index, self.taxonomy, self.site_options)
-            for spec in views.pages():
+            # The about page of the configuration too, unless the site owner wrote one (docs/about.md).
+            for spec in (*views.pages(), about_page(views.context)):
                 if spec.src_uri in owned:
                     skipped += 1
                     logger.debug("%s exists in the docs; not generating it", spec.src_uri)
                     continue
                 added += 1
-                if spec.src_uri not in NAV_PAGES:
+                if spec.src_uri not in NAV_PAGES and spec.src_uri != ABOUT:
                     self._generated.add(spec, config)
                     continue
-                # Nav pages: always rendered (few, and the navigation needs them as pages).
+                # Nav pages (about/ after the sections, as an owner's pages): always rendered.
                 files.append(File.generated(config, spec.src_uri, content="", inclusion=InclusionLevel.INCLUDED))
                 self._specs[spec.src_uri] = spec
             add_site_files(files, config, owned, self.site_options.language)

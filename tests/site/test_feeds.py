@@ -289,7 +289,7 @@ def test_links_follow_the_url_form_and_fall_back_to_root_relative_without_site_u
     relative = parsed(feed_document(index, TAXONOMY, SiteOptions(), rocm, site_url=None))
     assert relative.feed.id == "/feeds/platforms/rocm.xml"
     assert relative.entries[0].link == f"/commits/{index.days[0].commits[0].sha[:12]}/"
-    assert relative.feed.title == "vLLM 每日提交摘要 · " + rocm.name  # the i18n table's site name
+    assert relative.feed.title == "每日提交摘要 · " + rocm.name  # the i18n table's site name
 
 
 def test_a_failed_analysis_keeps_its_entry_in_every_feed_it_belongs_to() -> None:

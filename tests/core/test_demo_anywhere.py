@@ -106,6 +106,13 @@ def test_the_shipped_demo_site_has_the_checkouts_theme_overrides_and_scripts() -
         assert (shipped / name).read_bytes() == (checkout / name).read_bytes(), name
 
 
+def test_the_shipped_demo_mkdocs_yml_is_the_checkouts_under_its_header() -> None:
+    """The demo built anywhere is the demo built in a checkout: change both together."""
+    shipped = (PACKAGE / DEMO_SITE / "mkdocs.yml").read_text(encoding="utf-8").splitlines(keepends=True)
+    body = "".join(shipped[next(index for index, line in enumerate(shipped) if not line.startswith("#")) :])
+    assert body == (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+
+
 def test_every_shipped_demo_file_is_package_data() -> None:
     """A wheel (`pip install .`) holds only what [tool.setuptools.package-data] lists."""
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from commit_digest.cli import main
 from commit_digest.commands.notify import NotifyOptions, notify_site
@@ -167,3 +168,23 @@ def test_a_day_not_complete_yet_is_refused_and_nothing_is_sent(
     with AnalysisStore(tmp_path / "cache") as store:
         assert list(NotificationLedger(store).deliveries()) == []
     assert main([*arguments, "--dry-run"]) == 0
+
+
+def test_each_language_names_the_site_as_its_pages_do(
+    tmp_path: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The top-level site_name, unless the plugin block names the channel's language otherwise."""
+    listed, environ = _channels(server)
+    config_file = write_project(tmp_path, listed, day_records(6))
+    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    config["site_name"] = "Acme Rocket digest"
+    for entry in config["plugins"]:
+        if isinstance(entry, dict) and "commit-digest" in entry:
+            entry["commit-digest"].pop("site_name", None)
+    config_file.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert main(["notify", "-f", str(config_file), "--day", "2026-01-08", "--dry-run"]) == 0
+    said = capsys.readouterr().out
+    assert said.count("Acme Rocket digest") >= 2  # the zh channel and the en one
+    assert "Daily commit digest" not in said and "vLLM" not in said

@@ -248,8 +248,9 @@ def notify_site(
             several_repositories=len(repositories) > 1,
             repository_titles=titles,
         )
+        # As the site names itself: the plugin block's name for the language, else the top-level one.
         own_name = site_name(names, language)
-        if own_name is None and language == settings.language and isinstance(config.get("site_name"), str):
+        if own_name is None and isinstance(config.get("site_name"), str):
             own_name = config["site_name"]
         composer = Composer(channel, language, taxonomy, links, own_name)
         plans.append(ChannelPlan(channel, composer, days_by_language[language], site=site_base(site_url)))

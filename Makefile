@@ -19,6 +19,7 @@ test: $(STAMP)
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-rclone.sh
 	bash scripts/ensure-llama-server.sh
+	bash scripts/ensure-wheelhouse.sh
 	$(BIN)/python -m pytest -n 2
 
 lint: $(STAMP)

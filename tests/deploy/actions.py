@@ -192,18 +192,26 @@ def _tokens(expression: str) -> list[tuple[str, str]]:
 
 
 def _or(tokens: list[tuple[str, str]], job: Job) -> tuple[Any, list[tuple[str, str]]]:
-    value, tokens = _and(tokens, job)
-    while tokens and tokens[0] == ("op", "||"):
-        right, tokens = _and(tokens[1:], job)
-        value = value if _truthy(value) else right
-    return value, tokens
+    return _joined(tokens, job, "||", _and, lambda left, right: left if _truthy(left) else right)
 
 
 def _and(tokens: list[tuple[str, str]], job: Job) -> tuple[Any, list[tuple[str, str]]]:
-    value, tokens = _not(tokens, job)
-    while tokens and tokens[0] == ("op", "&&"):
-        right, tokens = _not(tokens[1:], job)
-        value = right if _truthy(value) else value
+    return _joined(tokens, job, "&&", _not, lambda left, right: right if _truthy(left) else left)
+
+
+def _joined(
+    tokens: list[tuple[str, str]],
+    job: Job,
+    operator: str,
+    operand: Callable[[list[tuple[str, str]], Job], tuple[Any, list[tuple[str, str]]]],
+    combine: Callable[[Any, Any], Any],
+) -> tuple[Any, list[tuple[str, str]]]:
+    """Operands joined by ``operator``, left to right; each step's value is ``combine``'s, as
+    Actions gives ``a || b`` and ``a && b`` the value of an operand, not a boolean."""
+    value, tokens = operand(tokens, job)
+    while tokens and tokens[0] == ("op", operator):
+        right, tokens = operand(tokens[1:], job)
+        value = combine(value, right)
     return value, tokens
 
 

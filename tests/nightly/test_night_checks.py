@@ -136,6 +136,16 @@ def test_an_llm_address_that_is_no_http_address_is_refused_before_anything(
     assert_nothing_spent(site, github)
 
 
+def test_an_empty_model_name_is_refused_before_anything(
+    site: Path, github: FakeGithubServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(site, repository=FOLLOWED, llm={"model": " "})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert main(["nightly", "--durable-dir", "data", "--site-dir", "site"]) == 2
+    assert "llm.model is empty" in one_error_line(capsys.readouterr().err)
+    assert_nothing_spent(site, github)
+
+
 def test_a_site_folder_that_is_a_file_is_refused_before_anything(
     site: Path, github: FakeGithubServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -89,6 +89,8 @@ def check_night(args: argparse.Namespace, environ: Mapping[str, str]) -> DigestS
     if github is not None and args.git_dir is None:
         _http_url(github, "--github-url" if args.github_url else _where_github(environ))
     if not args.offline and environment.value(environment.OPENAI_API_KEY, environ) is not None:
+        if not site.llm.model.strip():
+            raise InputError(f"{config_file}: plugins.commit-digest.llm.model is empty: name the model to ask")
         if site.llm.base_url is not None:
             _http_url(site.llm.base_url, f"{config_file}: plugins.commit-digest.llm.base_url")
         elif (base_url := environment.value(environment.OPENAI_BASE_URL, environ)) is not None:

@@ -231,6 +231,17 @@ def test_nothing_a_reader_or_a_crawler_gets_names_vllm(rocket: tuple[Path, list[
     assert found == {}
 
 
+def test_no_page_speaks_to_developers(rocket: tuple[Path, list[str]]) -> None:
+    """Commands to run and files to edit are the operator's business, not a reader's."""
+    site, _ = rocket
+    spoken = {}
+    for path in site.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        if match := re.search(r".{0,40}(commit-digest [a-z]+|mkdocs\.yml|docs/about).{0,40}", text):
+            spoken[path.relative_to(site).as_posix()] = match.group(0)
+    assert spoken == {}
+
+
 def test_the_about_page_speaks_of_the_configured_repository(rocket: tuple[Path, list[str]]) -> None:
     site, _ = rocket
     about = (site / "about" / "index.html").read_text(encoding="utf-8")

@@ -28,10 +28,14 @@ from tests.deploy.actions import Action, Job, StepFailed, load_workflow, run_job
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakePull
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 from tests.install.clean_checkout import (
+    EVERY_COMMAND_HELP,
+    IMPORT_EVERY_MODULE,
     MISSING_WHEELHOUSE,
+    PACKAGES,
     WHEELHOUSE_COMPLETE,
     checkout_copy,
     clean_venv,
+    modules_in,
     offline_pip_environment,
 )
 
@@ -294,6 +298,39 @@ def test_the_second_night_restores_the_actions_cache(rehearsal: Rehearsal) -> No
     restore = "Restore the working store and last site (accelerators only; the data branch is the truth)"
     assert next(r.output for r in first.job.results if r.name == restore) == "cache miss"
     assert next(r.output for r in second.job.results if r.name == restore).startswith("restored digest-store-")
+
+
+def installed_run(rehearsal: Rehearsal, *arguments: str, cwd: Path) -> str:
+    """A program of the Python the workflow's Install step installed into (no extras)."""
+    python = rehearsal.root / "python" / "bin"
+    environment = {**offline_pip_environment({"PATH": f"{python}:/usr/bin:/bin"}), "HOME": str(rehearsal.root)}
+    done = subprocess.run(
+        [str(python / arguments[0]), *arguments[1:]],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_the_install_step_gives_a_cli_whose_every_module_imports_and_every_command_answers(
+    rehearsal: Rehearsal, tmp_path: Path
+) -> None:
+    """`python -m pip install .`, no extras, in a venv that had nothing: the same checks as the
+    wheel's in tests/install/test_clean_install.py (both nights built the site through the plugin)."""
+    imported = installed_run(rehearsal, "python", "-c", IMPORT_EVERY_MODULE, *PACKAGES, cwd=tmp_path)
+    assert set(imported.split()) == modules_in(workspace_source(rehearsal.root))
+    answers = installed_run(rehearsal, "python", "-c", EVERY_COMMAND_HELP, cwd=tmp_path).splitlines()
+    assert {"demo 0 usage", "build 0 usage", "nightly 0 usage"} <= set(answers)
+    assert [answer for answer in answers if not answer.endswith(" 0 usage")] == []
+    anywhere = tmp_path / "anywhere"
+    anywhere.mkdir()
+    installed_run(rehearsal, "commit-digest", "demo", "--site-dir", "demo", cwd=anywhere)
+    assert (anywhere / "demo" / "index.html").is_file()
+    assert sorted(path.name for path in anywhere.iterdir()) == ["demo"]  # demo from anywhere writes only that
 
 
 def test_secrets_never_reach_the_log(rehearsal: Rehearsal) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[2]
+PACKAGES = {"commit_digest": Path("src/commit_digest"), "commit_digest_mkdocs": Path("plugins/commit_digest_mkdocs")}
 WHEELHOUSE = Path(os.environ.get("COMMIT_DIGEST_WHEELHOUSE", Path.home() / ".cache" / "commit-digest" / "wheelhouse"))
 # Written last by scripts/ensure-wheelhouse.sh: a wheelhouse without it is missing or half-filled.
 WHEELHOUSE_COMPLETE = WHEELHOUSE / ".complete"
@@ -92,3 +93,64 @@ def clean_venv(path: Path, environ: Mapping[str, str]) -> Path:
         [sys.executable, "-m", "venv", str(path)], env=dict(environ), check=True, capture_output=True, text=True
     )
     return path / "bin"
+
+
+# Imports every module of the installed packages; prints one line per module imported and one
+# "FAILED name: error" line per failure. Run by the venv's Python, outside the checkout.
+IMPORT_EVERY_MODULE = """
+import importlib, pkgutil, sys
+failures = []
+for name in sys.argv[1:]:
+    package = importlib.import_module(name)
+    if not package.__file__.startswith(sys.prefix):
+        failures.append(f"{name}: imported from {package.__file__}, not from the venv {sys.prefix}")
+    print(name)
+    found = pkgutil.walk_packages(package.__path__, name + ".", onerror=lambda failed: failures.append(
+        f"{failed}: {sys.exc_info()[1]!r}"))
+    for module in found:
+        try:
+            importlib.import_module(module.name)
+        except Exception as error:
+            failures.append(f"{module.name}: {error!r}")
+        else:
+            print(module.name)
+for failure in failures:
+    print("FAILED", failure)
+sys.exit(1 if failures else 0)
+"""
+
+# Every command's --help through the installed console script's own entry point, in one process.
+# The commands are the names the parser registers: a module of COMMAND_MODULES may register
+# several (commands/records.py registers import, export and show; there is no `records` command).
+EVERY_COMMAND_HELP = """
+import argparse, contextlib, io
+from importlib.metadata import entry_points
+from commit_digest.cli import build_parser
+(script,) = entry_points(group="console_scripts", name="commit-digest")
+main = script.load()
+(commands,) = [action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction)]
+for command in commands.choices:
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+        try:
+            status = main([command, "--help"])
+        except SystemExit as exit:
+            status = exit.code
+    usage = f"usage: commit-digest {command}" in " ".join(output.getvalue().split())
+    print(command, status or 0, "usage" if usage else "NO USAGE: " + output.getvalue()[-2000:])
+"""
+
+
+def modules_in(checkout: Path) -> set[str]:
+    """The modules of our packages in a checkout: every .py file under a regular package (folders
+    with an ``__init__.py`` up to the top; data files such as the demo site's gen-files script are
+    not modules)."""
+    names = set()
+    for package, folder in PACKAGES.items():
+        top = checkout / folder
+        for path in top.rglob("*.py"):
+            folders = path.relative_to(top).parents
+            if all((top / parent / "__init__.py").is_file() for parent in folders):
+                parts = path.relative_to(top).with_suffix("").parts
+                names.add(".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts))))
+    return names

@@ -27,17 +27,7 @@ from tests.analysis.narrative_replies import is_narrative, narratives_or
 from tests.deploy.actions import Action, Job, StepFailed, load_workflow, run_job, runner_environment
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakePull
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
-from tests.install.clean_checkout import (
-    EVERY_COMMAND_HELP,
-    IMPORT_EVERY_MODULE,
-    MISSING_WHEELHOUSE,
-    PACKAGES,
-    WHEELHOUSE_COMPLETE,
-    checkout_copy,
-    clean_venv,
-    modules_in,
-    offline_pip_environment,
-)
+from tests.install import clean_checkout as install
 
 pytestmark = pytest.mark.slow
 
@@ -98,7 +88,9 @@ class Rehearsal:
         # first installed (as setup-python's pip cache would make that install quick), and installs again.
         toolcache = self.root / "python" / "bin"
         if not toolcache.exists():
-            toolcache = clean_venv(self.root / "python", offline_pip_environment({"PATH": "/usr/bin:/bin"}))
+            toolcache = install.clean_venv(
+                self.root / "python", install.offline_pip_environment({"PATH": "/usr/bin:/bin"})
+            )
         environment = runner_environment(
             workspace=workspace,
             home=runner / "home",
@@ -113,7 +105,7 @@ class Rehearsal:
             secrets={"OPENAI_API_KEY": API_KEY, "OPENAI_BASE_URL": self.llm.base_url},
             variables={},
             github={"token": GITHUB_TOKEN, "run_id": str(1000 + number), "repository": SITE_REPOSITORY},
-            environment=offline_pip_environment(environment),
+            environment=install.offline_pip_environment(environment),
         )
         actions: Mapping[str, Action] = {
             "actions/checkout": lambda inputs, job: self._checkout(job),
@@ -213,10 +205,10 @@ def operators_config(source: Path) -> None:
 
 @pytest.fixture(scope="module")
 def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
-    if not WHEELHOUSE_COMPLETE.is_file():
-        pytest.fail(MISSING_WHEELHOUSE)
+    if not install.WHEELHOUSE_COMPLETE.is_file():
+        pytest.fail(install.MISSING_WHEELHOUSE)
     root = tmp_path_factory.mktemp("rehearsal")
-    source = checkout_copy(workspace_source(root))
+    source = install.checkout_copy(workspace_source(root))
     operators_config(source)
     git("-c", "user.name=op", "-c", "user.email=op@example.com", "commit", "-qam", "Follow rocket", cwd=source)
     origin = root / "origin.git"
@@ -303,7 +295,7 @@ def test_the_second_night_restores_the_actions_cache(rehearsal: Rehearsal) -> No
 def installed_run(rehearsal: Rehearsal, *arguments: str, cwd: Path) -> str:
     """A program of the Python the workflow's Install step installed into (no extras)."""
     python = rehearsal.root / "python" / "bin"
-    environment = {**offline_pip_environment({"PATH": f"{python}:/usr/bin:/bin"}), "HOME": str(rehearsal.root)}
+    environment = {**install.offline_pip_environment({"PATH": f"{python}:/usr/bin:/bin"}), "HOME": str(rehearsal.root)}
     done = subprocess.run(
         [str(python / arguments[0]), *arguments[1:]],
         cwd=cwd,
@@ -321,9 +313,9 @@ def test_the_install_step_gives_a_cli_whose_every_module_imports_and_every_comma
 ) -> None:
     """`python -m pip install .`, no extras, in a venv that had nothing: the same checks as the
     wheel's in tests/install/test_clean_install.py (both nights built the site through the plugin)."""
-    imported = installed_run(rehearsal, "python", "-c", IMPORT_EVERY_MODULE, *PACKAGES, cwd=tmp_path)
-    assert set(imported.split()) == modules_in(workspace_source(rehearsal.root))
-    answers = installed_run(rehearsal, "python", "-c", EVERY_COMMAND_HELP, cwd=tmp_path).splitlines()
+    imported = installed_run(rehearsal, "python", "-c", install.IMPORT_EVERY_MODULE, *install.PACKAGES, cwd=tmp_path)
+    assert set(imported.split()) == install.modules_in(workspace_source(rehearsal.root))
+    answers = installed_run(rehearsal, "python", "-c", install.EVERY_COMMAND_HELP, cwd=tmp_path).splitlines()
     assert {"demo 0 usage", "build 0 usage", "nightly 0 usage"} <= set(answers)
     assert [answer for answer in answers if not answer.endswith(" 0 usage")] == []
     anywhere = tmp_path / "anywhere"

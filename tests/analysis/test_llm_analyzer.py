@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
 from commit_digest.analysis.prompt import PROMPT_CANARY, PROMPT_VERSION
 from commit_digest.models import AnalysisStatus, Importance, LabelSource
 from tests.analysis.conftest import API_KEY, FIXED_NOW, make_analyzer, make_commit, make_settings
 from tests.fakes.openai_server import (
     FakeOpenAIServer,
+    Reply,
     analysis_content,
     completion,
     error,
@@ -77,6 +80,27 @@ def test_rate_limits_honour_retry_after(
     server.script(SHA, error(429, "slow down", retry_after=7))
     assert analyzer.analyze(COMMIT).ok
     assert sleeps == [7.0]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"retry-after": "nan"},
+        {"retry-after": "inf"},
+        {"retry-after": "-inf"},
+        {"retry-after": "1e999"},
+        {"retry-after-ms": "NaN"},
+        {"retry-after": "Fri, 31 Dec 9999999 23:59:59 GMT"},
+        {"retry-after": "soon"},
+    ],
+)
+def test_a_retry_after_that_is_no_wait_is_ignored_and_the_commit_analysed(
+    server: FakeOpenAIServer, analyzer: LlmAnalyzer, sleeps: list[float], header: dict[str, str]
+) -> None:
+    """Before: `Retry-After: nan` raised a ValueError out of the run, every run again."""
+    server.script(SHA, Reply(status=429, body={"error": {"message": "slow down"}}, headers=header))
+    assert analyzer.analyze(COMMIT).ok
+    assert sleeps == [1.0]  # the usual backoff instead
 
 
 def test_a_retry_after_beyond_the_limit_fails_the_commit_without_waiting(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -84,17 +85,24 @@ class BatchState:
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """The wait a 429/503 asks for: retry-after-ms, retry-after seconds, or an HTTP date."""
+    """The wait a 429/503 asks for: retry-after-ms, retry-after seconds, or an HTTP date. A figure
+    that is no finite wait (``nan``, ``inf``, ``1e999``, a date past what a clock holds) is the
+    server's mistake: ignored with one line, and the usual backoff waits instead."""
     for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         value = headers.get(name)
         if value is None:
             continue
         try:
-            return max(float(value) / divisor, 0.0)
+            seconds = float(value) / divisor
         except ValueError:
             parsed = email.utils.parsedate_tz(value)
-            if parsed is not None:
-                return max(float(email.utils.mktime_tz(parsed)) - time.time(), 0.0)
+            try:
+                seconds = float(email.utils.mktime_tz(parsed)) - time.time() if parsed is not None else math.nan
+            except (OverflowError, ValueError):
+                seconds = math.nan
+        if math.isfinite(seconds):
+            return max(seconds, 0.0)
+        logger.info("the server's %s header %r is no wait in seconds: ignored", name, value[:40])
     return None
 
 

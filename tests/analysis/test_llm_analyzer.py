@@ -17,6 +17,7 @@ from tests.fakes.openai_server import (
     analysis_content,
     completion,
     error,
+    raw_body,
 )
 
 COMMIT = make_commit(1)
@@ -101,6 +102,34 @@ def test_a_retry_after_that_is_no_wait_is_ignored_and_the_commit_analysed(
     server.script(SHA, Reply(status=429, body={"error": {"message": "slow down"}}, headers=header))
     assert analyzer.analyze(COMMIT).ok
     assert sleeps == [1.0]  # the usual backoff instead
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": -1, "completion_tokens": 500},
+        {"prompt_tokens": "2400", "completion_tokens": 500},
+        {"prompt_tokens": 10**18, "completion_tokens": 500},
+        {"prompt_tokens": 2400, "completion_tokens": 500, "prompt_tokens_details": {"cached_tokens": 9999}},
+        {"prompt_tokens": 2400, "completion_tokens": 500, "prompt_tokens_details": "none"},
+        {"prompt_tokens": None, "completion_tokens": True},
+    ],
+)
+def test_usage_figures_that_cannot_be_are_counted_as_nothing_and_the_paid_reply_kept(
+    server: FakeOpenAIServer, analyzer: LlmAnalyzer, usage: dict[str, object]
+) -> None:
+    """Before: prompt_tokens of -1 or a string threw away a valid, paid reply and asked 4 more
+    times; 10**18 made stats price the night at 750,000,000,000 USD."""
+    message = {"role": "assistant", "content": analysis_content()}
+    body = {"id": "chatcmpl-odd", "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}
+    server.script(SHA, raw_body(json.dumps({**body, "usage": usage}), content_type="application/json"))
+    analysis = analyzer.analyze(COMMIT)
+    assert analysis.ok
+    assert len(server.chat_requests_for(SHA)) == 1
+    counted = analysis.provenance.usage
+    assert counted is not None
+    assert 0 <= counted.cached_tokens <= counted.prompt_tokens <= 2400
+    assert counted.completion_tokens in (0, 500)
 
 
 def test_a_retry_after_beyond_the_limit_fails_the_commit_without_waiting(

@@ -48,6 +48,8 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 # Where requests go when neither llm.base_url nor OPENAI_BASE_URL names a server (the SDK's own
 # default, given explicitly so that an empty OPENAI_BASE_URL cannot replace it).
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# More tokens than any model's window holds: a usage figure past it is the server's mistake.
+MAX_TOKENS_PER_REQUEST = 10_000_000
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 PROBE_TIMEOUT_SECONDS = 10.0
 BATCH_ENDPOINT = "/v1/chat/completions"
@@ -123,13 +125,14 @@ class _Choice(_Lenient):
 
 
 class _PromptDetails(_Lenient):
-    cached_tokens: int | None = None
+    # Read as sent and checked by ``_token_count``: a server's odd figure must not cost the reply.
+    cached_tokens: Any = None
 
 
 class _Usage(_Lenient):
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    prompt_tokens_details: _PromptDetails | None = None
+    prompt_tokens: Any = None
+    completion_tokens: Any = None
+    prompt_tokens_details: _PromptDetails | Any = None
 
 
 class _Completion(_Lenient):
@@ -140,17 +143,33 @@ class _Completion(_Lenient):
 def _reply(completion: _Completion) -> ChatReply:
     choice = completion.choices[0]
     usage = completion.usage or _Usage()
-    details = usage.prompt_tokens_details
+    details = usage.prompt_tokens_details if isinstance(usage.prompt_tokens_details, _PromptDetails) else None
+    prompt = _token_count(usage.prompt_tokens, "prompt_tokens")
+    cached = _token_count(details.cached_tokens, "prompt_tokens_details.cached_tokens") if details else 0
     return ChatReply(
         content=choice.message.content,
         refusal=choice.message.refusal,
         finish_reason=str(choice.finish_reason),
         usage=TokenUsage(
-            prompt_tokens=usage.prompt_tokens or 0,
-            completion_tokens=usage.completion_tokens or 0,
-            cached_tokens=(details.cached_tokens or 0) if details is not None else 0,
+            prompt_tokens=prompt,
+            completion_tokens=_token_count(usage.completion_tokens, "completion_tokens"),
+            cached_tokens=min(cached, prompt),
         ),
     )
+
+
+def _token_count(value: object, field: str) -> int:
+    """A usage figure the server sent, when it is one a request can have: a whole number from 0 to
+    ``MAX_TOKENS_PER_REQUEST``. Anything else (-1, "12", 1e18, NaN) is counted as 0 with one line:
+    the reply it came with is paid for and kept, and ``stats`` never prices a count that cannot be."""
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS_PER_REQUEST:
+        return value
+    logger.info("the server's usage.%s %s is no token count: counted as 0", field, repr(value)[:40])
+    return 0
 
 
 def _problem(error: pydantic.ValidationError) -> str:

@@ -196,6 +196,27 @@ def test_vllm_is_known_by_its_listing_and_its_context_window_shrinks_the_prompt_
     assert sent["max_tokens"] == sent["max_completion_tokens"] <= 3500 - sent_tokens
 
 
+@pytest.mark.parametrize("window", [10, 300, 1023, 10**12])
+def test_a_reported_window_no_model_has_is_ignored_with_one_line(
+    server: FakeOpenAIServer, sleeps: list[float], window: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before: max_model_len 300 (or a window of 10) was believed: the prompt cut to its minimum
+    and max_tokens to 256, with one INFO line that said nothing was wrong."""
+    server.models = {"object": "list", "data": [{"id": "gpt-4o-mini", "owned_by": "vllm", "max_model_len": window}]}
+    commit = make_commit(5)
+    analyzer, client = make_analyzer(make_settings(server.base_url, diff_token_budget=12_000), sleeps)
+    whole = analyzer.prompt_for(commit)
+    with caplog.at_level("INFO", logger="mkdocs.plugins.commit_digest"):
+        analysis = analyzer.analyze(commit)
+    client.close()
+    assert analysis.ok and len(server.chat_requests) == 1
+    sent = server.chat_requests[0].json
+    assert sum(estimate_tokens(message["content"]) for message in sent["messages"]) >= whole.estimated_tokens * 0.9
+    assert sent["max_tokens"] == 4000
+    said = [record.getMessage() for record in caplog.records if "context window" in record.getMessage()]
+    assert len(said) == 1 and f"{window} tokens" in said[0] and "ignored" in said[0]
+
+
 def test_a_context_length_answer_shrinks_the_prompt_and_asks_once_more_never_five_times(
     server: FakeOpenAIServer, sleeps: list[float]
 ) -> None:

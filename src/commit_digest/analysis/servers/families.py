@@ -20,6 +20,14 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 BOTH_TOKEN_FIELDS: Final = ("max_completion_tokens", "max_tokens")
+# The windows a model has: the floor llm.context_tokens accepts (a prompt's instructions alone
+# take most of it) up to far past any model's. A server reporting one outside is mistaken.
+MIN_CONTEXT_TOKENS: Final = 1024
+MAX_CONTEXT_TOKENS: Final = 100_000_000
+
+
+def plausible_context(tokens: int) -> bool:
+    return MIN_CONTEXT_TOKENS <= tokens <= MAX_CONTEXT_TOKENS
 
 
 @dataclass(frozen=True)

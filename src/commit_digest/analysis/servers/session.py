@@ -26,7 +26,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from commit_digest.analysis.diff_budget import estimate_tokens
 from commit_digest.analysis.llm_client import ChatReply, LlmClient
 from commit_digest.analysis.llm_errors import LlmFormRefusedError, LlmRequestError
-from commit_digest.analysis.servers.families import FAMILIES, GENERIC, ServerFamily, family_of
+from commit_digest.analysis.servers.families import (
+    FAMILIES,
+    GENERIC,
+    MIN_CONTEXT_TOKENS,
+    ServerFamily,
+    family_of,
+    plausible_context,
+)
 from commit_digest.analysis.servers.forms import FORMS, ReplyForm
 from commit_digest.models import TokenUsage
 from commit_digest.settings import LlmSettings
@@ -128,7 +135,7 @@ class LlmSession:
 
     def learn_context(self, limit: int) -> None:
         """A window the server named when it refused a prompt (it outranks a guess, not the setting)."""
-        if self._llm.context_tokens is None:
+        if self._llm.context_tokens is None and self._believed(limit):
             self._context = limit
 
     # -- asking -------------------------------------------------------------------------------
@@ -289,11 +296,27 @@ class LlmSession:
                 # Another server now answers at this address: what the old one read says nothing.
                 self._profile = ServerProfile()
             if self._context is None:
-                self._context = family.context_tokens(facts, self._llm.model)
+                reported = family.context_tokens(facts, self._llm.model)
+                self._context = reported if reported is not None and self._believed(reported) else None
             self._settled = (self._llm.output_mode != "auto" or self._profile.form is not None) and (
                 self._llm.system_role != "auto" or self._profile.system_in_user is not None
             )
             self._prepared = True
+
+    def _believed(self, window: int) -> bool:
+        """A window the server named is used only when a model could have it (a reported 10 or
+        300 would cut every prompt to nothing and the output to its minimum)."""
+        if plausible_context(window):
+            return True
+        logger.info(
+            "%s names a context window of %d tokens for %s: no model has one so %s; ignored (llm.context_tokens "
+            "sets one)",
+            self._base_url(),
+            window,
+            self._llm.model,
+            "small" if window < MIN_CONTEXT_TOKENS else "large",
+        )
+        return False
 
     def _base_url(self) -> str:
         """The address as kept in the store and said in logs: without credentials written into it

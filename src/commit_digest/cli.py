@@ -23,6 +23,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from commit_digest import __version__, environment, stopping
+from commit_digest.commands.terminal import for_terminal
 from commit_digest.errors import CommitDigestError
 
 # Modules under commit_digest.commands, in the order `--help` lists them.
@@ -190,6 +191,16 @@ def _without_url_credentials(record: logging.LogRecord) -> bool:
     return True
 
 
+def _as_text(record: logging.LogRecord) -> bool:
+    """Every line is text, not terminal control: what a server said (an error, a refusal) has its
+    escape sequences shown escaped and its lines cut (``commands.terminal``)."""
+    message = record.getMessage()
+    safe = for_terminal(message, keep_lines=True)
+    if safe != message:
+        record.msg, record.args = safe, None
+    return True
+
+
 def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
     unreadable_zone = _drop_unreadable_local_zone()
     # Before any library reads them: an empty variable (an unset Actions secret) is no variable.
@@ -201,6 +212,7 @@ def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
     for handler in logging.getLogger().handlers:
         handler.setLevel(level)
         handler.addFilter(_without_url_credentials)
+        handler.addFilter(_as_text)
     if unreadable_zone is not None:
         logging.getLogger("mkdocs.plugins.commit_digest").warning(
             "TZ=%s cannot be read as a time zone; ignored (commit-digest uses no local time: "
@@ -221,7 +233,7 @@ def _run(words: Sequence[str], argv: Sequence[str] | None) -> int:
     except CommitDigestError as error:
         # After a stop to the process group, an error is a child (git) the signal ended: the stop says why.
         if stopping.stop_signal() is None:
-            print(f"commit-digest {args.command}: error: {error}", file=sys.stderr)
+            print(f"commit-digest {args.command}: error: {for_terminal(str(error), keep_lines=True)}", file=sys.stderr)
         return EXIT_ERROR
     return status
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
+from commit_digest.commands.terminal import for_terminal
 from commit_digest.errors import InputError, StoreError
 from commit_digest.settings import DigestSettings, load_settings, plugin_options_in
 from commit_digest.store.analysis_store import AnalysisStore
@@ -156,10 +157,11 @@ def run_each_repository(
 
 
 def print_lines(console: Console, lines: list[str]) -> None:
-    """Report lines as written: commit text and paths in them are never read as rich markup."""
+    """Report lines as written: commit text and paths in them are never read as rich markup, and
+    what a server put in them (an error text) is shown, not obeyed (``commands.terminal``)."""
     for line in lines:
         # soft_wrap: a report line stays one line in a log, whatever width rich guesses for it.
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        console.print(for_terminal(line, keep_lines=True), markup=False, highlight=False, soft_wrap=True)
 
 
 def open_store(settings: DigestSettings) -> AnalysisStore:

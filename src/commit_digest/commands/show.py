@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from zoneinfo import ZoneInfo
 
+from commit_digest.commands.terminal import one_line
 from commit_digest.models import CommitRecord
 
-# Commit text is untrusted. Control characters (terminal escapes; a newline that starts a forged
+# Commit text is untrusted: control characters (terminal escapes; a newline that starts a forged
 # line), bidi controls that make text read reversed, and line separators are shown escaped.
-_SHOWN_ESCAPED = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _CONTINUED = "\n    "
-
-
-def _escaped(match: re.Match[str]) -> str:
-    character = match.group()
-    code = ord(character)
-    return _NAMED.get(character) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-
-
-def one_line(text: str) -> str:
-    """A field that is one line (a title, a name, a path) as one line, every control escaped."""
-    return _SHOWN_ESCAPED.sub(_escaped, text)
 
 
 def plain(text: str) -> str:

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import openai
 import pydantic
@@ -231,11 +232,23 @@ class LlmClient:
                 f"cannot set up the LLM client: {scrub(str(error))} (set OPENAI_API_KEY, and OPENAI_BASE_URL "
                 "or llm.base_url for a server other than api.openai.com)"
             ) from None
-        self._secrets = tuple(value for value in (self._client.api_key,) if isinstance(value, str))
+        # The key, and what a base URL carries before its host (https://user:password@gateway/v1).
+        written = urlsplit(base_url)
+        credentials = (written.password, written.username, unquote(written.password or ""))
+        known = (self._client.api_key, *credentials)
+        self._secrets = tuple(value for value in known if isinstance(value, str) and value)
 
     @property
     def base_url(self) -> str:
         return str(self._client.base_url)
+
+    @property
+    def shown_url(self) -> str:
+        """The base URL as every text says it: without credentials written into it."""
+        parts = urlsplit(self.base_url)
+        if "@" not in parts.netloc:
+            return self.base_url
+        return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
     def close(self) -> None:
         self._client.close()
@@ -340,12 +353,12 @@ class LlmClient:
             except openai.APITimeoutError:
                 # A server that ignores the output limit writes until this timeout stops it.
                 raise LlmTimeoutError(
-                    f"{what}: no reply within {self.settings.timeout_seconds:g} s from {self.base_url} "
+                    f"{what}: no reply within {self.settings.timeout_seconds:g} s from {self.shown_url} "
                     "(stopped by the client; a server that ignores max_tokens writes until then)"
                 ) from None
             except openai.APIStatusError as error:
                 status = error.status_code
-                text = self._scrub(f"{what}: HTTP {status} from {self.base_url}: {error.message}")
+                text = self._scrub(f"{what}: HTTP {status} from {self.shown_url}: {error.message}")
                 refusal = refused(status, error.message) if refused is not None else None
                 if refusal is not None:
                     # A refusal of the request's form: asking the same again cannot help.
@@ -357,14 +370,14 @@ class LlmClient:
                 if attempt == retries:
                     raise LlmUnavailableError(f"{text} (gave up after {retries + 1} attempts)") from None
             except openai.APIConnectionError as error:
-                text = self._scrub(f"{what}: cannot reach {self.base_url}: {error.message}")
+                text = self._scrub(f"{what}: cannot reach {self.shown_url}: {error.message}")
                 wait = None
                 if attempt == retries:
                     raise LlmUnavailableError(f"{text} (gave up after {retries + 1} attempts)") from None
             except InvalidReplyError as error:
                 # A proxy's error page or a truncated body: transient like a 5xx, and nothing was
                 # delivered that could be kept.
-                text = self._scrub(f"{what}: invalid reply from {self.base_url}: {error}")
+                text = self._scrub(f"{what}: invalid reply from {self.shown_url}: {error}")
                 wait = None
                 if attempt == retries:
                     raise LlmUnavailableError(f"{text} (gave up after {retries + 1} attempts)") from None

@@ -19,7 +19,6 @@ import logging
 import threading
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -321,6 +320,4 @@ class LlmSession:
     def _base_url(self) -> str:
         """The address as kept in the store and said in logs: without credentials written into it
         (``https://user:key@gateway/v1``)."""
-        parts = urlsplit(self._client.base_url.rstrip("/"))
-        host = parts.netloc.rsplit("@", 1)[-1]
-        return urlunsplit(parts._replace(netloc=host))
+        return self._client.shown_url.rstrip("/")

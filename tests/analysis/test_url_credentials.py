@@ -1,0 +1,49 @@
+"""A base URL with credentials (`http://user:password@gateway/v1`) never reaches the store, the
+durable form, `show` or the run's output (issue 45): every text names the server without them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from commit_digest.cli import main
+from commit_digest.models import CommitRecord
+from commit_digest.store.analysis_store import AnalysisStore
+from tests.analysis.conftest import API_KEY, make_commit
+from tests.fakes.openai_server import FakeOpenAIServer, error
+
+USER = "digest-bot"
+PASSWORD = "GATEWAY-PASSWORD-4242"
+
+
+def test_credentials_in_the_base_url_are_in_no_text_kept_or_shown(
+    server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commit = make_commit(9)
+    with AnalysisStore(tmp_path / "cache") as store:
+        store.merge(CommitRecord(commit=commit))
+    server.script(commit.sha, error(503, "upstream busy"), error(503, "upstream busy"))
+    base_url = server.base_url.replace("http://", f"http://{USER}:{PASSWORD}@")
+    options = {"cache_dir": "cache", "llm": {"base_url": base_url, "max_retries": 1, "retry_backoff_seconds": 0}}
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "plugins": [{"commit-digest": options}]}))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    assert main(["analyze"]) == 1
+    assert main(["export", "-o", str(tmp_path / "export.jsonl")]) == 0
+    assert main(["show", commit.sha]) == 0
+    said = capsys.readouterr()
+    with AnalysisStore(tmp_path / "cache") as store:
+        record = store.get(commit.repository, commit.sha)
+    assert record is not None and record.failure is not None
+    failure = record.failure.error or ""
+    assert "HTTP 503" in failure and server.base_url.removeprefix("http://").rstrip("/") in failure
+    kept_or_shown = {
+        "stored failure": failure,
+        "export": (tmp_path / "export.jsonl").read_text(encoding="utf-8"),
+        "output": said.out + said.err,
+    }
+    for where, text in kept_or_shown.items():
+        assert PASSWORD not in text, where
+        assert f"{USER}:" not in text and f"{USER}@" not in text, where

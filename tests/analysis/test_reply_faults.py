@@ -15,6 +15,14 @@ from tests.fakes.openai_server import GATEWAY_PAGE, FakeOpenAIServer, Reply, ana
 COMMIT = make_commit(7)
 SHA = COMMIT.sha
 
+def _one_bad_byte(content: str) -> bytes:
+    """A chat completion of ``content`` whose first non-ASCII character lost its last byte."""
+    body = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"content": content}}]}
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    first = next(index for index, byte in enumerate(data) if byte >= 0x80)
+    return data[: first + 2] + b"?" + data[first + 3 :]
+
+
 BAD_REPLIES: dict[str, Reply] = {
     "html page with status 200": GATEWAY_PAGE,
     "plain text": raw_body("upstream connect error or disconnect/reset before headers", content_type="text/plain"),
@@ -26,6 +34,8 @@ BAD_REPLIES: dict[str, Reply] = {
         '{"choices": [{"index": 0, "finish_reason": "stop", "message": null}]}', content_type="application/json"
     ),
     "an empty body": raw_body(b"", content_type="application/json"),
+    # A valid analysis but for one byte that is no UTF-8: before, stored as ok with U+FFFD in its text.
+    "invalid utf-8": raw_body(_one_bad_byte(analysis_content()), content_type="application/json"),
 }
 
 
@@ -52,6 +62,16 @@ def test_bad_replies_outlasting_the_retries_fail_the_commit_with_what_came_back(
     error = analysis.provenance.error or ""
     assert "not JSON" in error and "text/html" in error and "502 Bad Gateway" in error
     assert "gave up after 3 attempts" in error
+
+
+def test_a_body_that_is_no_utf8_fails_the_commit_saying_so(server: FakeOpenAIServer, sleeps: list[float]) -> None:
+    analyzer, client = make_analyzer(make_settings(server.base_url, max_retries=1), sleeps)
+    bad = raw_body(b'{"choices": [{"index": 0, "message": {"content": "caf\xe9"}}]}', content_type="application/json")
+    server.script(SHA, bad, bad)
+    analysis = analyzer.analyze(COMMIT)
+    client.close()
+    assert analysis.provenance.status is AnalysisStatus.FAILED
+    assert "not valid UTF-8 (byte 0xe9 at offset 53 of 59)" in (analysis.provenance.error or "")
 
 
 def test_a_reply_with_a_finish_reason_of_its_own_is_still_read(server: FakeOpenAIServer, analyzer: LlmAnalyzer) -> None:

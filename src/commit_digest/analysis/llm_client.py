@@ -179,6 +179,18 @@ def _problem(error: pydantic.ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
+def utf8_body(body: bytes) -> str:
+    """A reply body as JSON must be: UTF-8. The HTTP client would put U+FFFD for each bad byte and
+    the reply be stored as ok with them in its text; here such a body is an invalid reply."""
+    try:
+        return body.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InvalidReplyError(
+            f"the reply body is not valid UTF-8 (byte 0x{body[error.start]:02x} at offset {error.start} "
+            f"of {len(body)})"
+        ) from None
+
+
 def reply_from_text(text: str, *, content_type: str) -> ChatReply:
     """The reply in a chat completion's response body.
 
@@ -286,7 +298,7 @@ class LlmClient:
             known = {key: value for key, value in body.items() if key not in _EXTRA_FIELDS}
             extra = {key: value for key, value in body.items() if key in _EXTRA_FIELDS}
             raw = self._client.chat.completions.with_raw_response.create(**known, extra_body=extra or None)
-            return reply_from_text(raw.text, content_type=raw.headers.get("content-type", ""))
+            return reply_from_text(utf8_body(raw.content), content_type=raw.headers.get("content-type", ""))
 
         return self._with_retries("chat completion", request, refused=refused_part)
 

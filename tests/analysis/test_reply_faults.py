@@ -3,11 +3,13 @@ shape, no choices): each is a retryable fault of its commit, never an exception 
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
 
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
+from commit_digest.analysis.llm_client import MAX_REPLY_BYTES
 from commit_digest.models import AnalysisStatus
 from tests.analysis.conftest import make_analyzer, make_commit, make_settings
 from tests.fakes.openai_server import GATEWAY_PAGE, FakeOpenAIServer, Reply, analysis_content, raw_body
@@ -72,6 +74,21 @@ def test_a_body_that_is_no_utf8_fails_the_commit_saying_so(server: FakeOpenAISer
     client.close()
     assert analysis.provenance.status is AnalysisStatus.FAILED
     assert "not valid UTF-8 (byte 0xe9 at offset 53 of 59)" in (analysis.provenance.error or "")
+
+
+def test_a_body_past_the_cap_after_decompression_is_not_read_on(server: FakeOpenAIServer, sleeps: list[float]) -> None:
+    """Before: a gzip of 254 KB on the wire unpacking to 256 MB was read whole (836 MB peak)."""
+    content = " " * (MAX_REPLY_BYTES + 1)
+    body = json.dumps({"choices": [{"index": 0, "message": {"content": content}}]}).encode()
+    packed = gzip.compress(body)
+    assert len(packed) < 50_000
+    bomb = Reply(status=200, body=packed, headers={"content-encoding": "gzip"}, content_type="application/json")
+    analyzer, client = make_analyzer(make_settings(server.base_url, max_retries=0), sleeps)
+    server.script(SHA, bomb)
+    analysis = analyzer.analyze(COMMIT)
+    client.close()
+    assert analysis.provenance.status is AnalysisStatus.FAILED
+    assert f"larger than {MAX_REPLY_BYTES:,} bytes" in (analysis.provenance.error or "")
 
 
 def test_a_reply_with_a_finish_reason_of_its_own_is_still_read(server: FakeOpenAIServer, analyzer: LlmAnalyzer) -> None:

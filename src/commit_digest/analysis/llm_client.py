@@ -18,7 +18,7 @@ import logging
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -49,6 +49,8 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 # Where requests go when neither llm.base_url nor OPENAI_BASE_URL names a server (the SDK's own
 # default, given explicitly so that an empty OPENAI_BASE_URL cannot replace it).
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# Far more than the longest valid reply (max_output_tokens of JSON text, in both languages).
+MAX_REPLY_BYTES = 8 * 1024 * 1024
 # More tokens than any model's window holds: a usage figure past it is the server's mistake.
 MAX_TOKENS_PER_REQUEST = 10_000_000
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -179,6 +181,17 @@ def _problem(error: pydantic.ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
+def capped_body(chunks: Iterable[bytes], limit: int) -> bytes:
+    """A reply body as it arrives, decompressed, up to ``limit`` bytes: one past it (a gzip of 254
+    KB on the wire can unpack to 256 MB) is an invalid reply, not read on."""
+    read = bytearray()
+    for chunk in chunks:
+        read += chunk
+        if len(read) > limit:
+            raise InvalidReplyError(f"the reply body is larger than {limit:,} bytes: not read on")
+    return bytes(read)
+
+
 def utf8_body(body: bytes) -> str:
     """A reply body as JSON must be: UTF-8. The HTTP client would put U+FFFD for each bad byte and
     the reply be stored as ok with them in its text; here such a body is an invalid reply."""
@@ -297,8 +310,10 @@ class LlmClient:
             # Fields only some servers read (vLLM's structured-output field) go as extra body.
             known = {key: value for key, value in body.items() if key not in _EXTRA_FIELDS}
             extra = {key: value for key, value in body.items() if key in _EXTRA_FIELDS}
-            raw = self._client.chat.completions.with_raw_response.create(**known, extra_body=extra or None)
-            return reply_from_text(utf8_body(raw.content), content_type=raw.headers.get("content-type", ""))
+            streamed = self._client.chat.completions.with_streaming_response.create(**known, extra_body=extra or None)
+            with streamed as raw:
+                received = capped_body(raw.iter_bytes(), MAX_REPLY_BYTES)
+                return reply_from_text(utf8_body(received), content_type=raw.headers.get("content-type", ""))
 
         return self._with_retries("chat completion", request, refused=refused_part)
 

@@ -181,14 +181,19 @@ def _problem(error: pydantic.ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
-def capped_body(chunks: Iterable[bytes], limit: int) -> bytes:
+def capped_body(
+    chunks: Iterable[bytes], limit: int, *, before: float = math.inf, clock: Callable[[], float] = time.monotonic
+) -> bytes:
     """A reply body as it arrives, decompressed, up to ``limit`` bytes: one past it (a gzip of 254
-    KB on the wire can unpack to 256 MB) is an invalid reply, not read on."""
+    KB on the wire can unpack to 256 MB) is an invalid reply, not read on. A body still arriving at
+    ``before`` (on ``clock``) is given up: a timeout, like no reply at all."""
     read = bytearray()
     for chunk in chunks:
         read += chunk
         if len(read) > limit:
             raise InvalidReplyError(f"the reply body is larger than {limit:,} bytes: not read on")
+        if clock() > before:
+            raise LlmTimeoutError("the reply was still arriving at the deadline")
     return bytes(read)
 
 
@@ -240,10 +245,12 @@ class LlmClient:
         api_key: str | None = None,
         sleep: Sleep = time.sleep,
         jitter: Callable[[], float] = random.random,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
         self._sleep = sleep
         self._jitter = jitter
+        self._clock = clock
         base_url = settings.base_url or environment.value(environment.OPENAI_BASE_URL) or DEFAULT_BASE_URL
         try:
             self._client = openai.OpenAI(
@@ -307,12 +314,15 @@ class LlmClient:
         """One completion; a reply that is not a valid completion is retried like a server error."""
 
         def request() -> ChatReply:
+            # The timeout bounds the whole request, not each read: a server that sends a byte now
+            # and then would otherwise keep it (and the night) going as long as it likes.
+            deadline = self._clock() + self.settings.timeout_seconds
             # Fields only some servers read (vLLM's structured-output field) go as extra body.
             known = {key: value for key, value in body.items() if key not in _EXTRA_FIELDS}
             extra = {key: value for key, value in body.items() if key in _EXTRA_FIELDS}
             streamed = self._client.chat.completions.with_streaming_response.create(**known, extra_body=extra or None)
             with streamed as raw:
-                received = capped_body(raw.iter_bytes(), MAX_REPLY_BYTES)
+                received = capped_body(raw.iter_bytes(), MAX_REPLY_BYTES, before=deadline, clock=self._clock)
                 return reply_from_text(utf8_body(received), content_type=raw.headers.get("content-type", ""))
 
         return self._with_retries("chat completion", request, refused=refused_part)
@@ -377,7 +387,7 @@ class LlmClient:
         for attempt in range(retries + 1):
             try:
                 return call()
-            except openai.APITimeoutError:
+            except (openai.APITimeoutError, LlmTimeoutError):
                 # A server that ignores the output limit writes until this timeout stops it.
                 raise LlmTimeoutError(
                     f"{what}: no reply within {self.settings.timeout_seconds:g} s from {self.shown_url} "

@@ -1,0 +1,100 @@
+"""`llm.timeout_seconds` bounds a whole request, from send to last byte (issue 45): a server that
+sends a byte now and then no longer keeps a request, and the night, alive as long as it likes."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import count
+
+import pytest
+
+from commit_digest.analysis.llm_client import LlmClient
+from commit_digest.analysis.llm_errors import LlmTimeoutError
+from commit_digest.settings import LlmSettings
+from tests.analysis.conftest import API_KEY
+from tests.fakes.openai_server import FakeOpenAIServer, analysis_content
+
+BODY = json.dumps(
+    {"choices": [{"index": 0, "finish_reason": "stop", "message": {"content": analysis_content()}}]}
+).encode()
+PAUSE = 0.05  # between two bytes: each read well within the per-read timeout, the whole far past it
+
+
+class DrippingServer:
+    """Answers a chat completion one byte every PAUSE seconds, in chunked transfer encoding."""
+
+    def __init__(self) -> None:
+        self.stopped = threading.Event()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_POST(handler) -> None:  # `self` is the DrippingServer
+                handler.rfile.read(int(handler.headers.get("content-length", 0)))
+                handler.send_response(200)
+                handler.send_header("content-type", "application/json")
+                handler.send_header("transfer-encoding", "chunked")
+                handler.end_headers()
+                try:
+                    for byte in BODY:
+                        if self.stopped.wait(PAUSE):
+                            return
+                        handler.wfile.write(b"1\r\n" + bytes([byte]) + b"\r\n")
+                        handler.wfile.flush()
+                    handler.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up: as it should
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> DrippingServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stopped.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def dripping() -> Iterator[DrippingServer]:
+    with DrippingServer() as server:
+        yield server
+
+
+def test_a_reply_dripping_past_the_timeout_is_cut_at_the_deadline(dripping: DrippingServer) -> None:
+    """Before: with timeout_seconds 10 a dripping reply was still being read at 75 s."""
+    timeout = 1.0
+    client = LlmClient(LlmSettings(base_url=dripping.base_url, timeout_seconds=timeout, max_retries=0), api_key=API_KEY)
+    started = time.monotonic()
+    with pytest.raises(LlmTimeoutError, match=r"no reply within 1 s"):
+        client.chat({"model": "m", "messages": [{"role": "user", "content": "x"}]})
+    took = time.monotonic() - started
+    client.close()
+    assert len(BODY) * PAUSE > 10 * timeout  # the whole reply would take over ten timeouts
+    assert timeout <= took < timeout + 1.0
+
+
+def test_the_deadline_is_on_the_clock_the_client_is_given(server: FakeOpenAIServer) -> None:
+    """Read on an injected clock: one that jumps past the deadline while the body arrives ends the
+    request however fast the server is."""
+    ticks = count()
+    client = LlmClient(
+        LlmSettings(base_url=server.base_url, timeout_seconds=5, max_retries=0),
+        api_key=API_KEY,
+        clock=lambda: 100.0 * next(ticks),
+    )
+    with pytest.raises(LlmTimeoutError):
+        client.chat({"model": "m", "messages": [{"role": "user", "content": "x"}]})
+    client.close()

@@ -359,3 +359,29 @@ def test_a_chinese_prompt_counted_whole_is_not_taken_for_a_dropped_system_messag
         system="Analyse the commit. " * 400, user="本周的提交分析" * 40, schema={}, max_output_tokens=500
     )
     assert dropped_system(instructed, int(0.77 * estimate_tokens(instructed.user)) + 20)
+
+
+LLAMA_CPP_MODELS = {"object": "list", "data": [{"id": "gpt-4o-mini", "owned_by": "llamacpp"}]}
+
+
+@pytest.mark.parametrize(("slots", "expected"), [(1, 1), (4, 4), (64, 8), (0, 8), (10**6, 8), ("2", 8)])
+def test_unless_set_concurrency_follows_the_slots_the_server_reports(
+    server: FakeOpenAIServer, sleeps: list[float], slots: object, expected: int
+) -> None:
+    """Before: 8 requests queued on a one-slot llama-server, each timing out while it waited."""
+    server.models = LLAMA_CPP_MODELS
+    server.props = {"total_slots": slots, "default_generation_settings": {"n_ctx": 8192}}
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    assert analyzer.concurrency() == expected
+    client.close()
+
+
+def test_a_concurrency_that_is_set_is_kept_whatever_the_server_says(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    server.models = LLAMA_CPP_MODELS
+    server.props = {"total_slots": 1}
+    analyzer, client = make_analyzer(make_settings(server.base_url, concurrency=3), sleeps)
+    assert analyzer.concurrency() == 3
+    client.close()
+    assert not [request for request in server.requests if request.path.endswith("/props")]  # not even asked

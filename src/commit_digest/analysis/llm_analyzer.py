@@ -107,6 +107,18 @@ class LlmAnalyzer:
     def name(self) -> str:
         return llm_analyzer_name(self._llm.model)
 
+    def concurrency(self) -> int:
+        """Requests in flight: ``llm.concurrency`` when it is set, else no more than the server
+        serves at once where it says (a one-slot llama.cpp queues the rest, and each queued
+        request's timeout runs while it waits)."""
+        if "concurrency" in self._llm.model_fields_set:
+            return self._llm.concurrency
+        slots = self._session.slots
+        if slots is None or slots >= self._llm.concurrency:
+            return self._llm.concurrency
+        logger.info("the server serves %d request%s at once: sending as many", slots, "" if slots == 1 else "s")
+        return slots
+
     def prompt_for(self, commit: Commit, diff_budget: int | None = None) -> Prompt:
         return commit_prompt(
             commit,

@@ -39,11 +39,13 @@ def analyse_with_llm(
     console: Console | None = None,
     claims: Claims | None = None,
 ) -> RunSummary:
+    records = records_for_llm(store, analyzer, selection)
     return run_analysis(
         store,
         analyzer,
-        records_for_llm(store, analyzer, selection),
-        concurrency=settings.concurrency,
+        records,
+        # The server is asked how many it serves at once only when there is something to ask.
+        concurrency=analyzer.concurrency() if records else settings.concurrency,
         is_done=current_for(analyzer.name),
         claims=claims or Claims(seconds=lease_seconds(settings)),
         console=console,

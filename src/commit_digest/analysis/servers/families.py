@@ -24,6 +24,8 @@ BOTH_TOKEN_FIELDS: Final = ("max_completion_tokens", "max_tokens")
 # take most of it) up to far past any model's. A server reporting one outside is mistaken.
 MIN_CONTEXT_TOKENS: Final = 1024
 MAX_CONTEXT_TOKENS: Final = 100_000_000
+# Past this, a reported slot count is no guide to how many requests to send at once.
+MAX_SLOTS: Final = 1024
 
 
 def plausible_context(tokens: int) -> bool:
@@ -108,6 +110,13 @@ def _entries(models: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
 
 def _positive(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def server_slots(facts: ServerFacts) -> int | None:
+    """How many requests the server serves at once, where it says (llama.cpp's ``/props``
+    ``total_slots``); None where it does not, or says a number no server has."""
+    slots = _positive(facts.props.get("total_slots")) if isinstance(facts.props, Mapping) else None
+    return slots if slots is not None and slots <= MAX_SLOTS else None
 
 
 def _from_models(models: Mapping[str, Any] | None, model: str, field: str) -> int | None:

@@ -32,6 +32,7 @@ from commit_digest.analysis.servers.families import (
     ServerFamily,
     family_of,
     plausible_context,
+    server_slots,
 )
 from commit_digest.analysis.servers.forms import FORMS, ReplyForm
 from commit_digest.models import TokenUsage
@@ -123,6 +124,7 @@ class LlmSession:
         self._profile = ServerProfile()
         self._stored = ServerProfile()
         self._context: int | None = llm.context_tokens
+        self._slots: int | None = None
 
     # -- what callers read --------------------------------------------------------------------
 
@@ -131,6 +133,12 @@ class LlmSession:
         """The context window: the setting, else what the server reported or said when refusing."""
         self._prepare()
         return self._context
+
+    @property
+    def slots(self) -> int | None:
+        """How many requests the server serves at once, where it says so."""
+        self._prepare()
+        return self._slots
 
     def learn_context(self, limit: int) -> None:
         """A window the server named when it refused a prompt (it outranks a guess, not the setting)."""
@@ -294,6 +302,7 @@ class LlmSession:
             if self._profile.family not in (None, family.name) and self._profile.family in FAMILIES:
                 # Another server now answers at this address: what the old one read says nothing.
                 self._profile = ServerProfile()
+            self._slots = server_slots(facts)
             if self._context is None:
                 reported = family.context_tokens(facts, self._llm.model)
                 self._context = reported if reported is not None and self._believed(reported) else None

@@ -12,7 +12,7 @@ from commit_digest.cli import main
 from commit_digest.models import CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.conftest import API_KEY, make_commit
-from tests.fakes.openai_server import FakeOpenAIServer, error
+from tests.fakes.openai_server import FakeOpenAIServer, analysis_content, completion, error
 
 USER = "digest-bot"
 PASSWORD = "GATEWAY-PASSWORD-4242"
@@ -47,3 +47,25 @@ def test_credentials_in_the_base_url_are_in_no_text_kept_or_shown(
     for where, text in kept_or_shown.items():
         assert PASSWORD not in text, where
         assert f"{USER}:" not in text and f"{USER}@" not in text, where
+
+
+def test_a_reply_echoing_the_api_key_is_kept_with_the_key_redacted(
+    server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before: a gateway echoing the request put the key into the store, the data branch and pages."""
+    commit = make_commit(10)
+    with AnalysisStore(tmp_path / "cache") as store:
+        store.merge(CommitRecord(commit=commit))
+    echoed = analysis_content(summary=[f"网关在回复中回显了请求头 Authorization: Bearer {API_KEY}，这是调度器的修复。"])
+    server.script(commit.sha, completion(echoed))
+    options = {"cache_dir": "cache", "llm": {"base_url": server.base_url, "max_retries": 0}}
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "plugins": [{"commit-digest": options}]}))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    assert main(["analyze"]) == 0
+    with AnalysisStore(tmp_path / "cache") as store:
+        record = store.get(commit.repository, commit.sha)
+    assert record is not None and record.analysis is not None and record.analysis.ok
+    kept = record.model_dump_json()
+    assert API_KEY not in kept and "[redacted]" in kept
+    assert any("carried a credential" in message for message in caplog.messages)

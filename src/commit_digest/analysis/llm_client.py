@@ -19,7 +19,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -30,6 +30,7 @@ from openai.types import Batch
 
 from commit_digest import environment
 from commit_digest.analysis.llm_errors import (
+    MIN_SECRET_LENGTH,
     InvalidReplyError,
     LlmConfigError,
     LlmError,
@@ -323,7 +324,8 @@ class LlmClient:
             streamed = self._client.chat.completions.with_streaming_response.create(**known, extra_body=extra or None)
             with streamed as raw:
                 received = capped_body(raw.iter_bytes(), MAX_REPLY_BYTES, before=deadline, clock=self._clock)
-                return reply_from_text(utf8_body(received), content_type=raw.headers.get("content-type", ""))
+                reply = reply_from_text(utf8_body(received), content_type=raw.headers.get("content-type", ""))
+            return self._without_credentials(reply)
 
         return self._with_retries("chat completion", request, refused=refused_part)
 
@@ -428,6 +430,24 @@ class LlmClient:
             logger.info("%s failed (%s); retry %s of %s in %.1f s", what, text, attempt + 1, retries, wait)
             self._sleep(wait)
         raise AssertionError("unreachable: the loop returns or raises")
+
+    def _without_credentials(self, reply: ChatReply) -> ChatReply:
+        """A reply that carries a credential of ours (a gateway echoing the request: the key, the
+        base URL's password) with it redacted, before anything keeps it, and said in one line."""
+        content, refusal = reply.content or "", reply.refusal or ""
+        carried = [secret for secret in self._secrets if len(secret) >= MIN_SECRET_LENGTH]
+        if not any(secret in content or secret in refusal for secret in carried):
+            return reply
+        for secret in carried:
+            content, refusal = content.replace(secret, "[redacted]"), refusal.replace(secret, "[redacted]")
+        logger.warning(
+            "a reply from %s carried a credential of this configuration: redacted before it is kept", self.shown_url
+        )
+        return replace(
+            reply,
+            content=content if reply.content is not None else None,
+            refusal=refusal if reply.refusal is not None else None,
+        )
 
     def _scrub(self, text: str) -> str:
         return scrub(text, self._secrets)

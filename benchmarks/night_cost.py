@@ -40,11 +40,12 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.llm_analysis import realistic_commits  # noqa: E402
-from commit_digest.cli import main as cli  # noqa: E402
-from commit_digest.models import CommitRecord  # noqa: E402
-from commit_digest.store.analysis_store import AnalysisStore  # noqa: E402
-from tests.fakes.openai_server import FakeOpenAIServer, analysis_content, completion  # noqa: E402
+from benchmarks.llm_analysis import realistic_commits
+from tests.fakes.openai_server import FakeOpenAIServer, analysis_content, completion
+
+from commit_digest.cli import main as cli
+from commit_digest.models import CommitRecord
+from commit_digest.store.analysis_store import AnalysisStore
 
 DAY = "2026-01-08"
 MODEL = "gpt-4o-mini"

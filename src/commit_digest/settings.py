@@ -76,6 +76,8 @@ class LlmSettings(_Settings):
     max_output_tokens: int = Field(default=4_000, ge=16)
     temperature: float | None = Field(default=0.2, ge=0, le=2)
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    # Forget what the server was found to read and find it out again (--renegotiate).
+    renegotiate: bool = False
 
 
 class GithubSettings(_Settings):

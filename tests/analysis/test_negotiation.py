@@ -5,6 +5,7 @@ and model and remembered in the store."""
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,9 @@ from commit_digest.analysis.servers.families import (
 from commit_digest.analysis.servers.session import ChatRequest, dropped_system
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus
+from commit_digest.settings import DigestSettings
 from commit_digest.store.analysis_store import AnalysisStore
-from commit_digest.store.server_profiles import profile_key
+from commit_digest.store.server_profiles import StoredServerProfiles, profile_key
 from tests.analysis.conftest import API_KEY, make_analyzer, make_commit, make_settings
 from tests.fakes.openai_server import (
     FakeOpenAIServer,
@@ -97,6 +99,7 @@ def test_auto_finds_the_form_and_the_system_role_of_llama_cpp_python_once(
         "form": "json_object",
         "system_in_user": True,
         "token_fields": ["max_completion_tokens", "max_tokens"],
+        "learned_on": datetime.now(UTC).date().isoformat(),  # json_schema is asked again a week on
     }
 
 
@@ -385,3 +388,45 @@ def test_a_concurrency_that_is_set_is_kept_whatever_the_server_says(
     assert analyzer.concurrency() == 3
     client.close()
     assert not [request for request in server.requests if request.path.endswith("/props")]  # not even asked
+
+
+def _remember(settings: DigestSettings, server: FakeOpenAIServer, form: str, days_ago: int) -> None:
+    learned = (datetime.now(UTC) - timedelta(days=days_ago)).date().isoformat()
+    profile = {"family": "generic", "form": form, "system_in_user": False, "learned_on": learned}
+    StoredServerProfiles(settings.cache_dir).put(server.base_url.rstrip("/"), settings.llm.model, profile)
+
+
+def _first_form(server: FakeOpenAIServer) -> str | None:
+    return server.chat_requests[0].json.get("response_format", {}).get("type")
+
+
+@pytest.mark.parametrize(("days_ago", "first"), [(2, "json_object"), (8, "json_schema")])
+def test_a_weaker_form_is_asked_upward_again_once_a_week_old(
+    server: FakeOpenAIServer, sleeps: list[float], days_ago: int, first: str
+) -> None:
+    """Before: one flaky refusal naming response_format stored json_object, and json_schema was
+    never asked again."""
+    settings = make_settings(server.base_url)
+    _remember(settings, server, "json_object", days_ago)
+    analyzer, client = make_analyzer(settings, sleeps)
+    assert analyzer.analyze(make_commit(31)).ok
+    client.close()
+    assert _first_form(server) == first and len(server.chat_requests) == 1
+    stored = StoredServerProfiles(settings.cache_dir).get(server.base_url.rstrip("/"), settings.llm.model)
+    assert stored is not None and stored["form"] == first
+    assert stored["learned_on"] == (
+        datetime.now(UTC).date().isoformat() if first == "json_schema" else _days_ago(days_ago)
+    )
+
+
+def _days_ago(days: int) -> str:
+    return (datetime.now(UTC) - timedelta(days=days)).date().isoformat()
+
+
+def test_renegotiate_forgets_what_the_server_was_found_to_read(server: FakeOpenAIServer, sleeps: list[float]) -> None:
+    settings = make_settings(server.base_url, renegotiate=True)
+    _remember(settings, server, "text", 1)
+    analyzer, client = make_analyzer(settings, sleeps)
+    assert analyzer.analyze(make_commit(32)).ok
+    client.close()
+    assert _first_form(server) == "json_schema"

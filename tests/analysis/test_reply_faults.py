@@ -9,7 +9,7 @@ import json
 import pytest
 
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
-from commit_digest.analysis.llm_client import MAX_REPLY_BYTES
+from commit_digest.analysis.llm_reply import MAX_REPLY_BYTES
 from commit_digest.models import AnalysisStatus
 from tests.analysis.conftest import make_analyzer, make_commit, make_settings
 from tests.fakes.openai_server import GATEWAY_PAGE, FakeOpenAIServer, Reply, analysis_content, raw_body

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -43,6 +44,14 @@ NEGOTIATED_LLAMA_CPP = {
     "token_fields": ["max_completion_tokens", "max_tokens"],
 }
 PROFILES = {"llama-cpp-python": NEGOTIATED, "llama.cpp": NEGOTIATED_LLAMA_CPP}
+
+
+def learned(profile: object) -> object:
+    """A stored profile without the day its form was learned on (that day is today's)."""
+    if not isinstance(profile, dict):
+        return profile
+    assert profile.get("learned_on") == datetime.now(UTC).date().isoformat()
+    return {key: value for key, value in profile.items() if key != "learned_on"}
 SERVER_FIXTURES = {"llama-cpp-python": "llama_server", "llama.cpp": "llama_cpp_server"}
 CONFIG = """site_name: real model
 plugins:
@@ -197,7 +206,7 @@ def test_analyze_negotiates_with_the_real_server_and_handles_cut_off_replies(
     assert run.requests[0] == 500 and run.requests.count(500) == 1, run.requests
     assert 4 <= len(run.requests) <= 2 + 2 * 2, run.requests
     with AnalysisStore(cache) as store:
-        assert store.get_meta(profile_key(llama_server.base_url, MODEL_NAME)) == NEGOTIATED
+        assert learned(store.get_meta(profile_key(llama_server.base_url, MODEL_NAME))) == NEGOTIATED
     # No JSON closes in 16 tokens: the server stops at max_tokens (it reads no max_completion_tokens),
     # the reply is asked once more with half the diff, then failed; the text is readable (the key
     # "x" is no secret). The floor on whole replies: test_whole_replies_….
@@ -335,7 +344,7 @@ def test_llama_server_reads_json_schema_and_a_second_run_asks_only_for_what_fail
     assert 500 not in first.requests and set(first.requests) == {200}, first.requests
     assert 2 <= len(first.requests) <= 4, first.requests
     with AnalysisStore(cache) as store:
-        assert store.get_meta(profile_key(llama_cpp_server.base_url, MODEL_NAME)) == NEGOTIATED_LLAMA_CPP
+        assert learned(store.get_meta(profile_key(llama_cpp_server.base_url, MODEL_NAME))) == NEGOTIATED_LLAMA_CPP
         for sha, analysis in seeded.items():
             kept = store.get(chosen[0].commit.repository, sha)
             assert kept is not None and kept.analysis is not None and kept.analysis.model_dump_json() == analysis

@@ -21,8 +21,9 @@ from datetime import datetime
 
 from commit_digest import stopping
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer, utc_now
-from commit_digest.analysis.llm_client import BATCH_ENDPOINT, BatchState, ChatReply, LlmClient, reply_from_body
+from commit_digest.analysis.llm_client import BATCH_ENDPOINT, BatchState, LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError
+from commit_digest.analysis.llm_reply import ChatReply, reply_from_body
 from commit_digest.analysis.prompt import PROMPT_VERSION
 from commit_digest.models import Analysis, AnalysisStatus, CommitRecord, TokenUsage
 from commit_digest.store.analysis_store import AnalysisStore

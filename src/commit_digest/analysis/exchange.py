@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, session_for, utc_now
-from commit_digest.analysis.llm_client import ChatReply, LlmClient
+from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
+from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.prompt import new_boundary
 from commit_digest.analysis.servers.session import ChatRequest, LlmSession
 from commit_digest.models import AnalysisStatus, TokenUsage

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.llm_client import ChatReply, LlmClient
+from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmContextError, LlmError
+from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.llm_schema import LlmReply
 from commit_digest.analysis.prompt import (
     PROMPT_CANARY,

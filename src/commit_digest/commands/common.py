@@ -27,6 +27,7 @@ OPTION_FLAGS: Mapping[str, str] = {
     "llm.concurrency": "--concurrency",
     "llm.timeout_seconds": "--timeout",
     "llm.output_mode": "--output-mode",
+    "llm.renegotiate": "--renegotiate",
     "github.branch": "--branch",
     "github.api_url": "--github-url",
 }
@@ -66,6 +67,11 @@ def add_llm_options(parser: argparse.ArgumentParser, *, what: str, unit: str = "
     )
     parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default 120)")
+    parser.add_argument(
+        "--renegotiate",
+        action="store_true",
+        help="forget the reply form and message layout the server was found to read, and find them out again",
+    )
     parser.add_argument("--limit", type=int, default=None, metavar="K", help=f"{what} at most K {unit}, newest first")
     parser.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="first day (site time zone)")
     parser.add_argument("--until", type=_day, default=None, metavar="YYYY-MM-DD", help="last day (site time zone)")
@@ -80,6 +86,7 @@ def llm_overrides(args: argparse.Namespace) -> dict[str, Any] | None:
         "concurrency": args.concurrency,
         "timeout_seconds": args.timeout,
         "output_mode": args.output_mode,
+        "renegotiate": args.renegotiate or None,
     }
     return {key: value for key, value in given.items() if value is not None} or None
 

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from commit_digest.analysis.diff_budget import estimate_tokens
-from commit_digest.analysis.llm_client import ChatReply, LlmClient
+from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import LlmFormRefusedError, LlmRequestError
+from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.servers.families import (
     FAMILIES,
     GENERIC,
@@ -87,6 +90,14 @@ class ServerProfile(BaseModel):
     form: str | None = None
     system_in_user: bool | None = None
     token_fields: tuple[str, ...] | None = None
+    # The day the form was found out: a form weaker than the family's first is tried upward again
+    # once it is RETRY_STRONGER_AFTER old (a profile without a day is as old as can be).
+    learned_on: date | None = None
+
+
+# How long a weaker reply form learned from a refusal is kept before the strongest is asked again:
+# one refused request a week at most, where one flaky refusal would otherwise be kept for good.
+RETRY_STRONGER_AFTER = timedelta(days=7)
 
 
 # The most of the estimate a prompt counted whole may come to: the estimate takes a token per Han
@@ -113,8 +124,16 @@ class LlmSession:
     """Asks through ``client`` in the form its server reads. Building it sends nothing; the first
     ask reads the remembered profile and what the server says about itself."""
 
-    def __init__(self, client: LlmClient, llm: LlmSettings, memory: ProfileMemory | None = None) -> None:
+    def __init__(
+        self,
+        client: LlmClient,
+        llm: LlmSettings,
+        memory: ProfileMemory | None = None,
+        *,
+        today: Callable[[], date] = lambda: datetime.now(UTC).date(),
+    ) -> None:
         self._client = client
+        self._today = today
         self._llm = llm
         self._memory = memory
         self._lock = threading.Lock()
@@ -267,6 +286,7 @@ class LlmSession:
         updates: dict[str, object] = {"family": self._family.name, "token_fields": self._token_fields()}
         if self._llm.output_mode == "auto":
             updates["form"] = form.name
+            updates["learned_on"] = self._today()
         if self._llm.system_role == "auto":
             updates["system_in_user"] = in_user
         self._profile = self._profile.model_copy(update=updates)
@@ -289,13 +309,16 @@ class LlmSession:
             if self._prepared:
                 return
             remembered = self._memory.get(self._base_url(), self._llm.model) if self._memory is not None else None
-            if remembered is not None:
+            if remembered is not None and self._llm.renegotiate:
+                logger.info("forgetting what %s was found to read (--renegotiate)", self._base_url())
+            elif remembered is not None:
                 try:
                     self._profile = self._stored = ServerProfile.model_validate(remembered)
                 except ValidationError:
                     logger.info("the remembered profile of %s is unreadable: negotiating again", self._base_url())
             facts = self._client.describe()
             family = family_of(self._base_url(), facts.models)
+            self._retry_stronger(family)
             if family.context_probe:
                 facts = self._client.describe(family.context_probe, known=facts)
             self._family = family
@@ -310,6 +333,24 @@ class LlmSession:
                 self._llm.system_role != "auto" or self._profile.system_in_user is not None
             )
             self._prepared = True
+
+    def _retry_stronger(self, family: ServerFamily) -> None:
+        """A remembered form weaker than the family's first, learned a week ago or more, is asked
+        upward again: from the first form, each refusal costing one request as on the first day."""
+        form = self._profile.form
+        if self._llm.output_mode != "auto" or form is None or form == family.forms[0]:
+            return
+        learned = self._profile.learned_on
+        if learned is not None and self._today() - learned < RETRY_STRONGER_AFTER:
+            return
+        logger.info(
+            "%s was found to read %s %s: asking for %s again",
+            self._base_url(),
+            form,
+            f"on {learned.isoformat()}" if learned is not None else "long ago",
+            family.forms[0],
+        )
+        self._profile = self._profile.model_copy(update={"form": None})
 
     def _believed(self, window: int) -> bool:
         """A window the server named is used only when a model could have it (a reported 10 or

@@ -133,7 +133,9 @@ def _sample(cache: Path, count: int, *, patch_lines: int = 0) -> list[CommitReco
 
 def _remember(cache: Path, server: LlamaServer | CountingProxy, family: str = "llama-cpp-python") -> None:
     with AnalysisStore(cache) as store:
-        store.set_meta(profile_key(server.base_url, MODEL_NAME), PROFILES[family])
+        # As an earlier run stored it: learned today (a form learned a week ago is asked upward again).
+        profile = {**PROFILES[family], "learned_on": datetime.now(UTC).date().isoformat()}
+        store.set_meta(profile_key(server.base_url, MODEL_NAME), profile)
 
 
 def _seed_ok(cache: Path, record: CommitRecord) -> str:

@@ -110,7 +110,6 @@ def test_a_retry_after_that_is_no_wait_is_ignored_and_the_commit_analysed(
         {"prompt_tokens": -1, "completion_tokens": 500},
         {"prompt_tokens": "2400", "completion_tokens": 500},
         {"prompt_tokens": 10**18, "completion_tokens": 500},
-        {"prompt_tokens": 2400, "completion_tokens": 500, "prompt_tokens_details": {"cached_tokens": 9999}},
         {"prompt_tokens": 2400, "completion_tokens": 500, "prompt_tokens_details": "none"},
         {"prompt_tokens": None, "completion_tokens": True},
     ],

@@ -430,3 +430,19 @@ def test_renegotiate_forgets_what_the_server_was_found_to_read(server: FakeOpenA
     assert analyzer.analyze(make_commit(32)).ok
     client.close()
     assert _first_form(server) == "json_schema"
+
+
+def test_a_gateway_counting_only_uncached_prompt_tokens_is_not_taken_for_a_dropped_system_message(
+    server: FakeOpenAIServer, sleeps: list[float]
+) -> None:
+    """Before: prompt_tokens of the uncached part alone (cached ones beside it) read as a dropped
+    system message, and the instructions moved into the user message for good."""
+    usage = {"prompt_tokens": 300, "completion_tokens": 120, "prompt_tokens_details": {"cached_tokens": 2600}}
+    server.responder = lambda request: completion(analysis_content(), usage=usage)
+    analyzer, client = make_analyzer(make_settings(server.base_url), sleeps)
+    analysis = analyzer.analyze(make_commit(41))
+    client.close()
+    assert analysis.ok and len(server.chat_requests) == 1
+    assert [message["role"] for message in server.chat_requests[0].json["messages"]] == ["system", "user"]
+    assert analysis.provenance.usage is not None
+    assert (analysis.provenance.usage.prompt_tokens, analysis.provenance.usage.cached_tokens) == (2900, 2600)

@@ -83,7 +83,7 @@ def test_a_reply_dripping_past_the_timeout_is_cut_at_the_deadline(dripping: Drip
     took = time.monotonic() - started
     client.close()
     assert len(BODY) * PAUSE > 10 * timeout  # the whole reply would take over ten timeouts
-    assert timeout <= took < timeout + 1.0
+    assert timeout <= took < timeout + 5.0  # the whole reply takes over 40 s
 
 
 def test_the_deadline_is_on_the_clock_the_client_is_given(server: FakeOpenAIServer) -> None:

@@ -101,6 +101,12 @@ def _reply(completion: _Completion) -> ChatReply:
     details = usage.prompt_tokens_details if isinstance(usage.prompt_tokens_details, _PromptDetails) else None
     prompt = _token_count(usage.prompt_tokens, "prompt_tokens")
     cached = _token_count(details.cached_tokens, "prompt_tokens_details.cached_tokens") if details else 0
+    if cached > prompt:
+        # The OpenAI API counts cached tokens inside prompt_tokens, so they are never more; a gateway
+        # that counts only the uncached part says so this way. Read as the OpenAI API counts, the
+        # prompt is then both: else a prompt read whole looks like one whose system message was
+        # dropped, and the instructions would move into the user message for good.
+        prompt = min(prompt + cached, MAX_TOKENS_PER_REQUEST)
     return ChatReply(
         content=choice.message.content,
         refusal=choice.message.refusal,

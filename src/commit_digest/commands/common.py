@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
@@ -181,3 +182,18 @@ def open_store(settings: DigestSettings) -> AnalysisStore:
             f"the cache folder {folder} cannot be used: {what}; point --cache (cache_dir in mkdocs.yml) at a folder"
         ) from error
     return AnalysisStore(folder)
+
+
+def unwritable_reason(folder: Path) -> str | None:
+    """Why ``folder`` cannot be written or made where it would be (``X is not a folder``, ``X is
+    read-only``, naming ``folder`` or its nearest existing part), None when it can: checked before
+    anything is written or paid for."""
+    folder = Path(os.path.abspath(folder))  # noqa: PTH100 - as given: symbolic links kept
+    existing = folder
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is read-only"
+    return None

@@ -10,7 +10,6 @@ store goes into a temporary folder removed at the end (or ``--cache DIR``, kept)
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 from importlib import resources
@@ -20,7 +19,13 @@ from typing import Any
 from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
-from commit_digest.commands.common import DEFAULT_CONFIG, add_common_options, open_store, settings_from_args
+from commit_digest.commands.common import (
+    DEFAULT_CONFIG,
+    add_common_options,
+    open_store,
+    settings_from_args,
+    unwritable_reason,
+)
 from commit_digest.errors import InputError, StoreError
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import LANGUAGE_CODES
@@ -122,12 +127,7 @@ def _temporary_store() -> tempfile.TemporaryDirectory[str]:
 
 
 def _check_writable(folder: Path, flag: str) -> None:
-    """One line, before anything is written, when ``folder`` cannot be made or written: the
-    nearest part of it that exists must be a folder this process may write."""
-    existing = Path(os.path.abspath(folder))  # noqa: PTH100 - as given: symbolic links kept
-    while not os.path.lexists(existing) and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise InputError(f"{flag} {folder}: {existing} is not a folder; choose another {flag}")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise InputError(f"{flag} {folder}: {existing} cannot be written; choose another {flag}")
+    """One line, before anything is written, when ``folder`` cannot be made or written."""
+    reason = unwritable_reason(folder)
+    if reason is not None:
+        raise InputError(f"{flag} {folder}: {reason}; choose another {flag}")

@@ -14,7 +14,6 @@ line and set aside (``--repo``, typed on purpose, is refused).
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from urllib.parse import urlsplit
 
 from commit_digest import environment
 from commit_digest.commands.build import site_folder
-from commit_digest.commands.common import DEFAULT_CONFIG
+from commit_digest.commands.common import DEFAULT_CONFIG, unwritable_reason
 from commit_digest.errors import InputError
 from commit_digest.settings import DigestSettings
 
@@ -113,17 +112,10 @@ def _names_a_repository(config_file: Path) -> None:
 
 def _writable_folder(folder: Path, what: str, option: str) -> None:
     """``folder`` is a folder the night can write, or can be made where it would be."""
-    if os.path.lexists(folder) and not folder.is_dir():
-        raise InputError(f"{what} {folder} is not a folder: point {option} at a folder")
-    existing = folder
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise InputError(f"{what} {folder} cannot be made: {existing} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        if existing == folder:
-            raise InputError(f"{what} {folder} is read-only: make it writable and run again")
-        raise InputError(f"{what} {folder} cannot be made: {existing} is read-only")
+    reason = unwritable_reason(folder)
+    if reason is not None:
+        said = reason if reason.startswith(f"{folder} ") else f"{folder}: {reason}"
+        raise InputError(f"{what} {said}; point {option} at a folder this run can write")
 
 
 def _http_url(value: str, where: str) -> None:

@@ -25,14 +25,18 @@ PAUSE = 0.05  # between two bytes: each read well within the per-read timeout, t
 
 
 class DrippingServer:
-    """Answers a chat completion one byte every PAUSE seconds, in chunked transfer encoding."""
+    """Answers a chat completion (and a probe's GET) one byte every PAUSE seconds, in chunked
+    transfer encoding; with ``stall_after`` bytes it sends those and then nothing more."""
 
-    def __init__(self) -> None:
+    def __init__(self, stall_after: int | None = None) -> None:
         self.stopped = threading.Event()
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: object) -> None:
                 pass
+
+            def do_GET(handler) -> None:
+                handler.do_POST()
 
             def do_POST(handler) -> None:  # `self` is the DrippingServer
                 handler.rfile.read(int(handler.headers.get("content-length", 0)))
@@ -41,7 +45,9 @@ class DrippingServer:
                 handler.send_header("transfer-encoding", "chunked")
                 handler.end_headers()
                 try:
-                    for byte in BODY:
+                    for sent, byte in enumerate(BODY):
+                        if sent == stall_after:
+                            self.stopped.wait()
                         if self.stopped.wait(PAUSE):
                             return
                         handler.wfile.write(b"1\r\n" + bytes([byte]) + b"\r\n")
@@ -98,3 +104,33 @@ def test_the_deadline_is_on_the_clock_the_client_is_given(server: FakeOpenAIServ
     with pytest.raises(LlmTimeoutError):
         client.chat({"model": "m", "messages": [{"role": "user", "content": "x"}]})
     client.close()
+
+
+def test_a_reply_that_stops_arriving_is_cut_at_the_deadline_not_a_read_timeout_later() -> None:
+    """The checks between reads cannot end a read that waits: bytes until just before the deadline,
+    then silence, used to last a whole per-read timeout past it (two timeouts in all)."""
+    timeout = 2.0
+    with DrippingServer(stall_after=int(0.9 * timeout / PAUSE)) as stalling:
+        client = LlmClient(
+            LlmSettings(base_url=stalling.base_url, timeout_seconds=timeout, max_retries=0), api_key=API_KEY
+        )
+        started = time.monotonic()
+        with pytest.raises(LlmTimeoutError, match=r"no reply within 2 s"):
+            client.chat({"model": "m", "messages": [{"role": "user", "content": "x"}]})
+        took = time.monotonic() - started
+        client.close()
+    assert timeout <= took < 1.4 * timeout
+
+
+def test_a_probe_has_a_deadline_of_its_own(dripping: DrippingServer) -> None:
+    """Before: /v1/models and /props were read with a per-read timeout, so a server dripping a small
+    body held the run up before its first commit (60 s for 12 bytes); a probe now ends by its deadline,
+    as if the server had said nothing."""
+    client = LlmClient(LlmSettings(base_url=dripping.base_url, timeout_seconds=1.0, max_retries=0), api_key=API_KEY)
+    started = time.monotonic()
+    facts = client.describe("props")
+    took = time.monotonic() - started
+    client.close()
+    assert facts.models is None and facts.props is None
+    assert len(BODY) * PAUSE > 10  # read whole, the two probes would take over 20 s
+    assert took < 2 * 1.0 + 1.5  # two probes, each cut at its one-second deadline

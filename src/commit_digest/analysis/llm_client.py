@@ -13,6 +13,7 @@ once instead of a second two-minute wait.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -21,12 +22,14 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+import httpx2
 import openai
 import pydantic
 from openai.lib import type_to_response_format_param
 from openai.types import Batch
 
 from commit_digest import environment
+from commit_digest.analysis.deadline import cut_at
 from commit_digest.analysis.llm_errors import (
     MIN_SECRET_LENGTH,
     InvalidReplyError,
@@ -57,6 +60,8 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 PROBE_TIMEOUT_SECONDS = 10.0
+# A probe's answer is a few kilobytes (llama-server's /props carries the chat template).
+MAX_PROBE_BYTES = 1024 * 1024
 BATCH_ENDPOINT = "/v1/chat/completions"
 
 Sleep = Callable[[float], None]
@@ -168,7 +173,7 @@ class LlmClient:
             extra = {key: value for key, value in body.items() if key in _EXTRA_FIELDS}
             streamed = self._client.chat.completions.with_streaming_response.create(**known, extra_body=extra or None)
             with streamed as raw:
-                received = capped_body(raw.iter_bytes(), MAX_REPLY_BYTES, before=deadline, clock=self._clock)
+                received = self._body_by(raw.http_response, deadline)
                 reply = reply_from_text(utf8_body(received), content_type=raw.headers.get("content-type", ""))
             return self._without_credentials(reply)
 
@@ -187,16 +192,37 @@ class LlmClient:
         return ServerFacts(models=models, props=props, show=show)
 
     def _probe(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """One probe's JSON object, read whole within ``PROBE_TIMEOUT_SECONDS`` from send to last
+        byte (like a chat request's deadline, so a probe that drips cannot hold up the night)."""
         timeout = min(PROBE_TIMEOUT_SECONDS, self.settings.timeout_seconds)
+        deadline = self._clock() + timeout
+        # The SDK's raw-response header: the response comes back with its body unread.
+        options: Any = {"timeout": timeout, "headers": {"X-Stainless-Raw-Response": "stream"}}
         try:
             if method == "GET":
-                answer = self._client.get(path, cast_to=object, options={"timeout": timeout})
+                raw = self._client.get(path, cast_to=object, options=options)
             else:
-                answer = self._client.post(path, cast_to=object, body=body, options={"timeout": timeout})
-        except openai.OpenAIError as error:
+                raw = self._client.post(path, cast_to=object, body=body, options=options)
+            try:
+                answer = json.loads(utf8_body(self._body_by(raw.http_response, deadline, limit=MAX_PROBE_BYTES)))
+            finally:
+                raw.http_response.close()
+        except (openai.OpenAIError, httpx2.HTTPError, InvalidReplyError, LlmTimeoutError, ValueError) as error:
             logger.debug("%s %s: %s", method, path, self._scrub(str(error)))
             return None
         return answer if isinstance(answer, dict) else None
+
+    def _body_by(self, response: httpx2.Response, deadline: float, *, limit: int = MAX_REPLY_BYTES) -> bytes:
+        """``response``'s body, decompressed and capped (``capped_body``), given up at ``deadline``:
+        checked between reads, and, for a server that sends nothing more, by cutting the connection
+        when the deadline comes (a read would otherwise wait a whole timeout past it)."""
+        with cut_at(response, deadline - self._clock()) as cut:
+            try:
+                return capped_body(response.iter_bytes(), limit, before=deadline, clock=self._clock)
+            except httpx2.HTTPError as error:
+                if cut.is_set():
+                    raise LlmTimeoutError("the reply was still arriving at the deadline") from None
+                raise InvalidReplyError(f"the reply broke off: {type(error).__name__}") from None
 
     # -- the Batch API ---------------------------------------------------------------------
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
+import pytest
+
+from commit_digest.analysis.claims import Claims, claimed
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.leases import LeaseHolder, lapsed, lease_name
 
@@ -45,3 +51,31 @@ def test_release_frees_only_ones_own_lease_and_leases_are_not_records(store: Ana
 def test_the_same_holder_may_renew(store: AnalysisStore) -> None:
     assert _take(store, HERE, now=1000.0, alive={100})
     assert _take(store, HERE, now=1010.0, alive={100})
+
+
+def test_a_claim_is_renewed_while_its_work_runs_and_no_other_run_takes_it(
+    store: AnalysisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a claim lasted a fixed time from when it was taken, so work that outlived it (a slow
+    server, many retries) let a second run claim the commit and pay for it again."""
+    now = [1000.0]
+    renewals = threading.Semaphore(0)
+    acquire = store.acquire_lease
+
+    def counted(*args: Any, **kwargs: Any) -> bool:
+        taken = acquire(*args, **kwargs)
+        if threading.current_thread().name.startswith("renew"):
+            renewals.release()
+        return taken
+
+    monkeypatch.setattr(store, "acquire_lease", counted)
+    claims = Claims(seconds=60, holder=ELSEWHERE, clock=lambda: now[0], renew_every=0.01)
+    with claimed(store, NAME, claims) as taken:
+        assert taken
+        now[0] = 1100.0  # the work has run past the claim's first expiry (1060)
+        while renewals.acquire(blocking=False):
+            pass
+        for _ in range(2):  # one renewal may have read the clock before it moved: wait for two more
+            assert renewals.acquire(timeout=30), "the claim was never renewed"
+        assert not _take(store, HERE, now=1159.0, alive={100})
+    assert _take(store, HERE, now=1101.0, alive={100})  # let go when the work ended

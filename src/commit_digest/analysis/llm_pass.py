@@ -6,13 +6,12 @@ from __future__ import annotations
 from rich.console import Console
 
 from commit_digest.analysis import batch
+from commit_digest.analysis.claims import Claims, lease_seconds
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
 from commit_digest.analysis.runner import (
-    Claims,
     RunSummary,
     Selection,
     current_for,
-    lease_seconds,
     run_analysis,
     select_records,
 )

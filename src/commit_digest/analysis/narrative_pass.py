@@ -23,6 +23,7 @@ from enum import Enum
 from rich.console import Console
 
 from commit_digest import stopping
+from commit_digest.analysis.claims import Claims, claimed, lease_seconds
 from commit_digest.analysis.narration import (
     SUMMARY_CAP,
     TITLE_CAP,
@@ -32,7 +33,7 @@ from commit_digest.analysis.narration import (
     NarrativeWriter,
     one_line,
 )
-from commit_digest.analysis.runner import Claims, claimed, lease_seconds, run_pool
+from commit_digest.analysis.runner import run_pool
 from commit_digest.errors import InputError
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import IMPORTANCE_ORDER, AnalysisStatus, Importance, TokenUsage

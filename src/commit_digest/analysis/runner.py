@@ -7,18 +7,17 @@ Before a paid request a worker claims the commit in the store (a lease, see ``le
 looks again at what is stored: a commit another run is analysing, or has analysed since this
 run chose its commits, is skipped, so concurrent runs pay once per commit.
 
-``run_pool`` and ``claimed`` are the parts other paid passes share (``translate_pass``): a pool
-with a progress line that starts no new work after a stop signal (``stopping``), and a claim held
-while one item is paid for.
+``run_pool`` is the part other paid passes share (``translate_pass``, ``narrative_pass``): a pool
+with a progress line that starts no new work after a stop signal (``stopping``); each of them
+holds a claim (``claims``) while one item is paid for.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
@@ -30,12 +29,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from commit_digest import stopping
 from commit_digest.analysis.base import Analyzer
+from commit_digest.analysis.claims import Claims, claimed
 from commit_digest.analysis.prompt import PROMPT_VERSION
 from commit_digest.errors import StoreError
 from commit_digest.models import SCHEMA_VERSION, Analysis, AnalysisStatus, CommitRecord, TokenUsage
-from commit_digest.settings import LlmSettings
 from commit_digest.store.analysis_store import AnalysisStore
-from commit_digest.store.leases import LeaseHolder, lapsed, lease_name, this_process
+from commit_digest.store.leases import lease_name
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.analysis")
 
@@ -96,47 +95,11 @@ def select_records(
     return chosen[: selection.limit] if selection.limit is not None else chosen
 
 
-def lease_seconds(settings: LlmSettings) -> float:
-    """Longer than one commit can take: up to three requests (a cut-off and an invalid reply
-    are each asked again once), each with every retry and its longest wait."""
-    one_request = (settings.max_retries + 1) * settings.timeout_seconds
-    one_request += settings.max_retries * settings.max_retry_wait_seconds
-    return 3 * one_request + 60.0
-
-
-@dataclass(frozen=True)
-class Claims:
-    """How a run claims commits before paying for them."""
-
-    seconds: float  # a lease's length: longer than one commit's requests with all their retries
-    holder: LeaseHolder = field(default_factory=this_process)
-    clock: Callable[[], float] = time.time
-
-
 class Skip(Enum):
     CLAIMED = "another run is analysing it"
     DONE = "analysed by another run meanwhile"
     TRANSLATING = "another run is translating it"
     TRANSLATED = "translated by another run meanwhile, or its analysis replaced"
-
-
-@contextmanager
-def claimed(store: AnalysisStore, name: str, claims: Claims | None) -> Iterator[bool]:
-    """Holds the claim ``name`` while the block runs; yields False (and holds nothing) when another
-    run holds it. ``claims`` None: nothing is claimed (a free analyzer) and the block always runs."""
-    if claims is None:
-        yield True
-        return
-    holder = claims.holder
-    lease = holder.lease(now=claims.clock(), seconds=claims.seconds)
-    taken = store.acquire_lease(name, lease, lapsed=lambda held: lapsed(held, now=claims.clock(), host=holder.host))
-    if not taken:
-        yield False
-        return
-    try:
-        yield True
-    finally:
-        store.release_lease(name, holder.holder)
 
 
 @dataclass(frozen=True)

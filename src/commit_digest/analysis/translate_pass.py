@@ -19,13 +19,11 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from commit_digest import stopping
+from commit_digest.analysis.claims import Claims, claimed, lease_seconds
 from commit_digest.analysis.runner import (
-    Claims,
     RunSummary,
     Selection,
     Skip,
-    claimed,
-    lease_seconds,
     run_pool,
     select_records,
 )

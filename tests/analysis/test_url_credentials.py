@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from commit_digest.analysis.llm_client import LlmClient
+from commit_digest.analysis.llm_errors import LlmUnavailableError
 from commit_digest.cli import main
 from commit_digest.models import CommitRecord
+from commit_digest.settings import LlmSettings
 from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.conftest import API_KEY, make_commit
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_content, completion, error
@@ -49,10 +52,15 @@ def test_credentials_in_the_base_url_are_in_no_text_kept_or_shown(
         assert f"{USER}:" not in text and f"{USER}@" not in text, where
 
 
-def test_a_reply_echoing_the_api_key_is_kept_with_the_key_redacted(
-    server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+def test_a_reply_echoing_the_api_key_is_kept_with_the_key_redacted_and_counted_as_suspect(
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Before: a gateway echoing the request put the key into the store, the data branch and pages."""
+    """Before: a gateway echoing the request put the key into the store, the data branch and pages,
+    and the run's summary said nothing of it."""
     commit = make_commit(10)
     with AnalysisStore(tmp_path / "cache") as store:
         store.merge(CommitRecord(commit=commit))
@@ -69,3 +77,20 @@ def test_a_reply_echoing_the_api_key_is_kept_with_the_key_redacted(
     kept = record.model_dump_json()
     assert API_KEY not in kept and "[redacted]" in kept
     assert any("carried a credential" in message for message in caplog.messages)
+    said = capsys.readouterr()
+    assert "suspect replies: 1 carried a credential of this configuration" in said.err
+    assert API_KEY not in said.out + said.err
+
+
+def test_a_batch_file_is_utf8_or_invalid_and_kept_without_our_credentials(server: FakeOpenAIServer) -> None:
+    """Before: a Batch API output file was read with U+FFFD for each byte that is no UTF-8 (the
+    translation and narrative batches stored such text as ok), and a line echoing the key was kept."""
+    client = LlmClient(LlmSettings(base_url=server.base_url, max_retries=0), api_key=API_KEY)
+    echoing = server._store_file("out.jsonl", "batch_output", f'{{"line": 1}}\n{{"echo": "Bearer {API_KEY}"}}')
+    assert client.file_text(echoing) == '{"line": 1}\n{"echo": "Bearer [redacted]"}\n'
+    assert client.suspect_replies == 1
+    broken = server._store_file("bad.jsonl", "batch_output", "")
+    server.files[broken] = (server.files[broken][0], b'{"text": "caf\xe9"}\n')
+    with pytest.raises(LlmUnavailableError, match="not valid UTF-8"):
+        client.file_text(broken)
+    client.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -120,6 +121,9 @@ class LlmClient:
         credentials = (written.password, written.username, unquote(written.password or ""))
         known = (self._client.api_key, *credentials)
         self._secrets = tuple(value for value in known if isinstance(value, str) and value)
+        # Replies that carried one of them: the run's summary counts them.
+        self.suspect_replies = 0
+        self._suspect_lock = threading.Lock()
 
     @property
     def base_url(self) -> str:
@@ -249,7 +253,14 @@ class LlmClient:
         return _state(self._with_retries("batch status", lambda: self._client.batches.retrieve(batch_id)))
 
     def file_text(self, file_id: str) -> str:
-        return self._with_retries("file download", lambda: self._client.files.content(file_id)).text
+        """A Batch API file's text: UTF-8, or an invalid reply (not read with U+FFFD for each bad
+        byte), and with any credential of ours redacted as in a chat reply (one suspect per line)."""
+
+        def download() -> str:
+            return utf8_body(self._client.files.content(file_id).content)
+
+        lines = self._with_retries("file download", download).split("\n")
+        return "\n".join(self._redacted(line) for line in lines)
 
     # -- retries and error conversion ------------------------------------------------------
 
@@ -304,21 +315,38 @@ class LlmClient:
 
     def _without_credentials(self, reply: ChatReply) -> ChatReply:
         """A reply that carries a credential of ours (a gateway echoing the request: the key, the
-        base URL's password) with it redacted, before anything keeps it, and said in one line."""
-        content, refusal = reply.content or "", reply.refusal or ""
-        carried = [secret for secret in self._secrets if len(secret) >= MIN_SECRET_LENGTH]
-        if not any(secret in content or secret in refusal for secret in carried):
+        base URL's password) with it redacted, before anything keeps it, and counted as suspect."""
+        if reply.content is None and reply.refusal is None:
             return reply
-        for secret in carried:
-            content, refusal = content.replace(secret, "[redacted]"), refusal.replace(secret, "[redacted]")
-        logger.warning(
-            "a reply from %s carried a credential of this configuration: redacted before it is kept", self.shown_url
-        )
+        redacted = self._redacted(f"{reply.content or ''}\0{reply.refusal or ''}")
+        content, refusal = redacted.split("\0", 1)
         return replace(
             reply,
             content=content if reply.content is not None else None,
             refusal=refusal if reply.refusal is not None else None,
         )
+
+    def _redacted(self, text: str) -> str:
+        carried = [secret for secret in self._secrets if len(secret) >= MIN_SECRET_LENGTH and secret in text]
+        if not carried:
+            return text
+        for secret in carried:
+            text = text.replace(secret, "[redacted]")
+        with self._suspect_lock:
+            self.suspect_replies += 1
+        logger.warning(
+            "a reply from %s carried a credential of this configuration: redacted before it is kept", self.shown_url
+        )
+        return text
+
+    def suspect_lines(self) -> list[str]:
+        """The run summary's line on replies that carried a credential, when there were any."""
+        if not self.suspect_replies:
+            return []
+        return [
+            f"suspect replies: {self.suspect_replies} carried a credential of this configuration (the API key "
+            f"or the base URL's password), redacted before they were kept; check what {self.shown_url} sends back"
+        ]
 
     def _scrub(self, text: str) -> str:
         return scrub(text, self._secrets)

@@ -120,7 +120,7 @@ def _run_llm(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxon
         with open_store(settings) as store:
             if args.batch == "collect":
                 report = batch.collect(store, analyzer, client)
-                print_lines(console, report.lines())
+                print_lines(console, [*report.lines(), *client.suspect_lines()])
                 return 0 if not report.by_status or set(report.by_status) == {AnalysisStatus.OK} else 1
             if args.batch == "submit":
                 report = batch.submit(store, analyzer, client, records_for_llm(store, analyzer, selection))
@@ -131,5 +131,5 @@ def _run_llm(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxon
                 _offline_beside_failures(store, settings, taxonomy, analyzer.name)
     finally:
         client.close()
-    print_lines(console, summary.lines())
+    print_lines(console, [*summary.lines(), *client.suspect_lines()])
     return 0 if summary.all_ok else 1

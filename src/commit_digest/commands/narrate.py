@@ -105,5 +105,5 @@ def run_narrate(args: argparse.Namespace) -> int:
             )
     finally:
         client.close()
-    print_lines(console, summary.lines())
+    print_lines(console, [*summary.lines(), *client.suspect_lines()])
     return 0 if summary.all_ok else 1

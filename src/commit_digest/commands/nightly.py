@@ -297,7 +297,7 @@ def _analyse_with_llm(store: AnalysisStore, settings: DigestSettings, taxonomy: 
         summary = analyse_with_llm(store, analyzer, settings.llm, _selection(settings))
     finally:
         client.close()
-    report.lines.extend(summary.lines())
+    report.lines.extend([*summary.lines(), *client.suspect_lines()])
     return summary.all_ok
 
 
@@ -320,7 +320,7 @@ def _narrate(store: AnalysisStore, settings: DigestSettings, skipped: str | None
         summary = narrate_site(store, NarrativeWriter(client, settings), settings, WeekRequest())
     finally:
         client.close()
-    report.lines.extend(summary.lines())
+    report.lines.extend([*summary.lines(), *client.suspect_lines()])
     report.ok = summary.all_ok
 
 

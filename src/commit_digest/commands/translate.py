@@ -72,7 +72,7 @@ def run_translate(args: argparse.Namespace) -> int:
         with open_store(settings) as store:
             if args.batch == "collect":
                 report = translate_batch.collect(store, translator, client)
-                print_lines(console, report.lines())
+                print_lines(console, [*report.lines(), *client.suspect_lines()])
                 return 0 if set(report.by_status) <= {AnalysisStatus.OK} else 1
             jobs = translation_jobs(
                 store.records(settings.repository),
@@ -86,6 +86,6 @@ def run_translate(args: argparse.Namespace) -> int:
             summary = translate_all(store, translator, jobs, settings.llm, console=console)
     finally:
         client.close()
-    print_lines(console, summary.lines())
+    print_lines(console, [*summary.lines(), *client.suspect_lines()])
     return 0 if summary.all_ok else 1
 

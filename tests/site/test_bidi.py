@@ -13,7 +13,7 @@ import feedparser
 import pytest
 
 from commit_digest.models import CommitRecord, Importance
-from commit_digest.site.rendering.escape import name_html, title_html, title_plain
+from commit_digest.site.rendering.escape import html_text, name_html, title_html, title_plain
 from tests.site.conftest import BuiltSite, build_site
 from tests.site.factories import label, make_commit, ok_analysis, sha_for
 
@@ -100,3 +100,58 @@ def test_search_results_isolate_the_titles_scripts_fill_in() -> None:
         rules = re.findall(r"([^{}]+)\{([^}]*)\}", css)
         isolated = [selectors.strip() for selectors, body in rules if "unicode-bidi: isolate" in body]
         assert any(selectors.endswith(selector) for selectors in isolated), selector
+
+
+HOSTILE_TEXT = f"see gnp{OVERRIDE}exe.txt"  # reads "see txt.exe.png" wherever the override is not contained
+
+
+def contained(page: str) -> list[int]:
+    """Where ``page`` holds the override outside both a <bdi> and a first-strong isolate (U+2068
+    ... U+2069) (its window title aside)."""
+    found = []
+    for position in unisolated(page):
+        before = page[:position]
+        if before.rfind("\u2068") <= before.rfind("\u2069"):
+            found.append(position)
+    return found
+
+
+@pytest.fixture(scope="module")
+def analysed_bidi_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    analysis = ok_analysis(
+        Importance.HIGH,
+        summary=(HOSTILE_TEXT,),
+        platforms=(label("rocm", "ROCm"),),
+        subsystems=(label("core", "core"),),
+        text=HOSTILE_TEXT,
+    )
+    record = CommitRecord(commit=make_commit("llm", "A plain title", WHEN, author="Dev One"), analysis=analysis)
+    return build_site(tmp_path_factory.mktemp("bidi-analysis"), [record], language="en")
+
+
+@pytest.mark.slow
+def test_every_text_an_llm_wrote_keeps_its_override_inside_it(analysed_bidi_site: BuiltSite) -> None:
+    """Before: an override in an analysis's summary, impact, insights, risks, recommendations or
+    conclusion reached 12 pages outside any isolation. Now each such text is a first-strong isolate
+    on every page, and plain text (the feed's summary, the search index) drops the override."""
+    shown = 0
+    for name, page in analysed_bidi_site.pages():
+        if OVERRIDE in page:
+            shown += 1
+            assert not contained(page), (name, [page[at - 80 : at + 20] for at in contained(page)])
+    assert shown >= 4  # commit, day, home, label pages...
+    commit = analysed_bidi_site.page(f"commits/{sha_for('llm')[:12]}")
+    assert commit.count(f"{HOSTILE_TEXT}\u2069") >= 8  # each field of the analysis ends its isolate
+    feed = feedparser.parse((analysed_bidi_site.site / "feeds" / "all.xml").read_bytes())
+    assert "see gnpexe.txt" in feed.entries[0].summary
+    for path in analysed_bidi_site.site.rglob("*"):
+        if path.is_file() and path.suffix not in {".html", ".gz"}:
+            assert OVERRIDE.encode() not in path.read_bytes(), path
+
+
+def test_an_isolate_holds_whatever_controls_the_text_opens_or_closes() -> None:
+    assert str(html_text("plain")) == "plain"
+    assert str(html_text(f"a{OVERRIDE}b")) == f"\u2068a{OVERRIDE}b\u2069"
+    # A PDI that would close our isolate early goes; an isolate left open is closed before ours.
+    assert str(html_text("\u2069\u2067x")) == "\u2068\u2067x\u2069\u2069"
+    assert str(html_text("\u2066a\u2069\u2069b")) == "\u2068\u2066a\u2069b\u2069"

@@ -20,6 +20,7 @@ from commit_digest.site import paths
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.index import SiteIndex
 from commit_digest.site.rendering.describe import clipped
+from commit_digest.site.rendering.escape import plain_text
 
 _IMPORTANCE_MARKS = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
 # The client shows about 200 characters from just before the first matched word; the excerpt is
@@ -104,7 +105,7 @@ def search_text(
 def excerpt(record: CommitRecord, analysis: Analysis | None) -> str:
     """What a result shows under its title: the summary in the site's language, else the message."""
     text = " ".join(analysis.summary) if analysis is not None and analysis.ok else record.commit.body
-    return clipped(" ".join(text.split()), EXCERPT_WIDTH)
+    return clipped(" ".join(plain_text(text).split()), EXCERPT_WIDTH)
 
 
 def search_document(item: SiteCommit, taxonomy: Taxonomy, *, several_repositories: bool = False) -> SearchDocument:
@@ -112,7 +113,7 @@ def search_document(item: SiteCommit, taxonomy: Taxonomy, *, several_repositorie
     subsystems = tuple(label.id for label in item.subsystems)
     return SearchDocument(
         sha12=item.sha[:12],
-        title=item.record.commit.title,
+        title=plain_text(item.record.commit.title),
         day=item.day,
         importance="" if item.group not in {level.value for level in Importance} else item.group,
         change_type=item.change_type or "",

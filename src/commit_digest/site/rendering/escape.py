@@ -45,6 +45,9 @@ _MARKS = "\u061c\u200e\u200f"
 _RIGHT_TO_LEFT = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff"
 _BIDI = re.compile(f"[{_EXPLICIT_BIDI}{_MARKS}{_RIGHT_TO_LEFT}]")
 _BIDI_CONTROL = re.compile(f"[{_EXPLICIT_BIDI}]")
+_ISOLATE_OPENING = frozenset("\u2066\u2067\u2068")
+_FIRST_STRONG_ISOLATE = "\u2068"
+_POP_ISOLATE = "\u2069"
 _ORDERED_LIST_START = re.compile(r"^(\d+)([.)])")
 # Characters of a title shown wherever it is listed (a title may hold 2,000; GitHub cuts at 72):
 # one commit's title repeated under each of its labels must not fill a week's page.
@@ -57,9 +60,32 @@ def _folded(value: object) -> str:
     return " ".join(_CONTROL.sub(" ", str(value)).split())
 
 
+def _contained(text: str) -> str:
+    """``text`` with its explicit direction controls kept inside it: a text holding any is put in a
+    first-strong isolate (U+2068 ... U+2069), whose end closes every embedding and override opened
+    within, with a PDI dropped where it would close more than the text opened and one added for each
+    isolate it left open. An LLM's U+202E then reverses at most the rest of its own text, never the
+    line, label or list it stands in (``gnp.exe`` beside it stays as written), in text and attribute
+    values alike; the other texts (almost all) stay as they are."""
+    if not _BIDI_CONTROL.search(text):
+        return text
+    depth = 0
+    kept: list[str] = []
+    for character in text:
+        if character in _ISOLATE_OPENING:
+            depth += 1
+        elif character == _POP_ISOLATE:
+            if not depth:
+                continue
+            depth -= 1
+        kept.append(character)
+    return _FIRST_STRONG_ISOLATE + "".join(kept) + _POP_ISOLATE * (depth + 1)
+
+
 def html_text(value: object) -> Markup:
-    """Text for one line of HTML (table cell, heading, list item, link text), entities escaped."""
-    return escape(_folded(value))
+    """Text for one line of HTML (table cell, heading, list item, link text), entities escaped, its
+    direction controls contained (``_contained``)."""
+    return escape(_contained(_folded(value)))
 
 
 def html_value(value: object) -> Markup:
@@ -133,10 +159,16 @@ def name_html(value: object) -> Markup:
     return _isolated(text, escape(text))
 
 
+def plain_text(value: object) -> str:
+    """Untrusted text as plain text (a feed's summary, a search excerpt) without the explicit
+    direction controls that plain text shown among other text cannot be trusted to contain."""
+    return _BIDI_CONTROL.sub("", str(value))
+
+
 def plain_name(value: object) -> str:
     """An untrusted name as one line of plain text (a feed), without the explicit direction
     controls that plain text cannot isolate."""
-    return _folded(_BIDI_CONTROL.sub("", str(value)))
+    return _folded(plain_text(value))
 
 
 def title_plain(value: object, limit: int | None = TITLE_SHOWN) -> str:
@@ -157,7 +189,7 @@ def _reference(character: str) -> str:
 
 def inline_text(value: object) -> Markup:
     """Text for one line of Markdown (table cell, heading, list item, link text)."""
-    text = _folded(value)
+    text = _contained(_folded(value))
     if not text:
         return Markup("")
     # "1. x" at the start of a line opens an ordered list: its "." or ")" is escaped too.

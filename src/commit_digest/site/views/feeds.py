@@ -28,7 +28,7 @@ from commit_digest.site.model.commit import UNANALYSED, SiteCommit
 from commit_digest.site.model.index import SiteIndex
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.context import SiteContext
-from commit_digest.site.rendering.escape import plain_name, title_plain
+from commit_digest.site.rendering.escape import plain_name, plain_text, title_plain
 from commit_digest.site.rendering.feed_list import (
     FEED_SIZE,
     LABEL_TERMS,
@@ -191,7 +191,7 @@ class _Writer:
         else:
             if item.original_language:
                 parts.append(self._text(f"original_{item.original_language}"))
-            parts.extend(paragraph.replace("\r\n", "\n").strip() for paragraph in analysis.summary)
+            parts.extend(plain_text(paragraph.replace("\r\n", "\n")).strip() for paragraph in analysis.summary)
         return "\n\n".join(part for part in parts if part)
 
 

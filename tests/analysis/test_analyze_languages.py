@@ -82,7 +82,9 @@ def test_two_languages_cost_one_request_per_commit_and_store_both_wordings(
     assert body["response_format"]["json_schema"]["strict"] is True
     assert schema["required"] == ["change_type", "importance", "zh", "en", "platforms", "subsystems"]
     assert schema["additionalProperties"] is False
-    wording = schema["$defs"]["LlmWording"]
+    wording = schema["properties"]["zh"]
+    assert schema["properties"]["en"] == wording
+    assert "$defs" not in json.dumps(body) and "Llm" not in json.dumps(body)  # no class of ours is named
     assert wording["additionalProperties"] is False and set(wording["required"]) == set(wording["properties"])
     assert list(wording["properties"]) == [
         "summary",

@@ -178,9 +178,39 @@ def _without_keywords(schema: Any, keywords: frozenset[str]) -> Any:
 _UNSENT_KEYWORDS = frozenset({"maxLength", "minLength", "pattern"})
 
 
+def _inlined(schema: Any, definitions: dict[str, Any], *, field_names: bool = False) -> Any:
+    """``schema`` with each ``$ref`` replaced by its definition and no ``$defs`` nor ``title``
+    keyword (``field_names``: ``schema`` is a ``properties`` object, whose keys are fields)."""
+    if isinstance(schema, list):
+        return [_inlined(item, definitions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if not field_names and "$ref" in schema:
+        beside = {key: value for key, value in schema.items() if key != "$ref"}
+        return _inlined({**definitions[schema["$ref"].rsplit("/", 1)[1]], **beside}, definitions)
+    return {
+        key: _inlined(value, definitions, field_names=not field_names and key == "properties")
+        for key, value in schema.items()
+        if field_names or key not in _NAMING_KEYWORDS
+    }
+
+
+# What names the code's own classes (LlmAnalysis, LlmInsights): a model that reads them in its
+# prompt writes them back as analysis (SmolLM2's summary of "LlmAnalysis", "LlmInsights").
+_NAMING_KEYWORDS = frozenset({"$defs", "title"})
+
+
+def _undescribed(schema: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in schema.items() if key != "description"}
+
+
 def sendable_schema(strict_schema: dict[str, Any]) -> dict[str, Any]:
-    """The strict schema (from the SDK's converter) without the keywords strict mode may reject."""
-    return _without_keywords(strict_schema, _UNSENT_KEYWORDS)  # type: ignore[no-any-return]
+    """The strict schema (from the SDK's converter) as it is sent and shown in the prompt: without
+    the keywords strict mode may reject, and without a name of the code's (``_inlined``)."""
+    # A class's docstring is its schema's description: written for this code's readers, not the model.
+    classes = {name: _undescribed(definition) for name, definition in strict_schema.get("$defs", {}).items()}
+    inlined = _inlined(_undescribed(strict_schema), classes)
+    return _without_keywords(inlined, _UNSENT_KEYWORDS)  # type: ignore[no-any-return]
 
 
 def response_schema(strict_schema: dict[str, Any], taxonomy: Taxonomy) -> dict[str, Any]:
@@ -198,7 +228,6 @@ def response_schema(strict_schema: dict[str, Any], taxonomy: Taxonomy) -> dict[s
             "additionalProperties": False,
         }
         properties[field] = {**properties[field], "items": item}
-    schema.get("$defs", {}).pop(LlmLabel.__name__, None)
     return schema
 
 

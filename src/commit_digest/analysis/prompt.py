@@ -27,7 +27,9 @@ from commit_digest.meaning.taxonomy import Taxonomy, classify
 from commit_digest.models import LANGUAGE_CODES, ChangeType, Commit, LanguageCode
 from commit_digest.words import load_words
 
-# Bump when a template or the schema changes: analyses made with another version are redone.
+# Bump when a template or the schema changes what is asked: analyses made with another version are
+# redone (paid again). Not for a change of wording alone (the schema shown without the code's class
+# names), which leaves every stored analysis what it was.
 # A two-language request has the same version: its analysis says what a one-language one says,
 # so a site that adds or drops a language keeps every analysis (`translate` fills the gaps).
 PROMPT_VERSION = "llm-1"

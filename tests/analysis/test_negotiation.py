@@ -83,7 +83,7 @@ def test_auto_finds_the_form_and_the_system_role_of_llama_cpp_python_once(
     last = server.chat_requests_for(COMMITS[2].sha)[0].json
     assert last["response_format"] == {"type": "json_object", "schema": analyzer.schema}
     assert [message["role"] for message in last["messages"]] == ["user"]
-    assert last["max_tokens"] == last["max_completion_tokens"] == 4000
+    assert last["max_tokens"] == last["max_completion_tokens"] == analyzer.max_output_tokens
 
     # A later run reads what worked from the store: no probing.
     server.reset()
@@ -215,7 +215,7 @@ def test_a_reported_window_no_model_has_is_ignored_with_one_line(
     assert analysis.ok and len(server.chat_requests) == 1
     sent = server.chat_requests[0].json
     assert sum(estimate_tokens(message["content"]) for message in sent["messages"]) >= whole.estimated_tokens * 0.9
-    assert sent["max_tokens"] == 4000
+    assert sent["max_tokens"] == analyzer.max_output_tokens
     said = [record.getMessage() for record in caplog.records if "context window" in record.getMessage()]
     assert len(said) == 1 and f"{window} tokens" in said[0] and "ignored" in said[0]
 
@@ -287,7 +287,7 @@ def test_a_refused_output_limit_field_is_left_out_from_then_on(server: FakeOpenA
     assert all(analyzer.analyze(commit).ok for commit in COMMITS[:2])
     client.close()
     assert len(server.chat_requests) == 3
-    assert server.chat_requests[-1].json["max_completion_tokens"] == 4000
+    assert server.chat_requests[-1].json["max_completion_tokens"] == analyzer.max_output_tokens
 
 
 def test_families_are_told_by_what_the_server_says() -> None:

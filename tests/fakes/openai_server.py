@@ -68,6 +68,15 @@ class Reply:
     finish_reason: str = "stop"
     usage: JsonObject | None = None
     content_type: str = "application/json"
+    # Streamed as it is asked (event by event, chunked) with this text after ``content``, again and
+    # again until the client goes: a model in a loop, which only the client can stop.
+    loop: str | None = None
+    # A streamed reply answered whole (a server that ignores "stream": true).
+    whole: bool = False
+    # A stream without the usage chunk (a server that ignores stream_options).
+    no_stream_usage: bool = False
+    # The connection closed with no answer at all (llama-cpp-python failing a streamed request).
+    drop: bool = False
 
 
 def completion(
@@ -80,6 +89,11 @@ def completion(
 ) -> Reply:
     """A 200 chat completion with this message content (or refusal) and finish reason."""
     return Reply(content=content, refusal=refusal, finish_reason=finish_reason, usage=usage, delay=delay)
+
+
+def looping(start: str, repeated: str) -> Reply:
+    """A streamed reply that writes ``start`` and then ``repeated`` for ever (a model in a loop)."""
+    return Reply(content=start, loop=repeated)
 
 
 def error(
@@ -147,6 +161,7 @@ class FakeOpenAIServer:
         self.props: JsonObject | None = None  # what GET /props answers (None: 404)
         self.requests: list[RecordedRequest] = []
         self.files: dict[str, tuple[JsonObject, bytes]] = {}
+        self.loop_events = 0  # pieces of looping replies sent (a client that stops reading stops them)
         self.batches: dict[str, JsonObject] = {}
         self._scripts: dict[str, deque[Reply]] = {}
         self._lock = threading.Lock()
@@ -461,8 +476,55 @@ class _Handler(BaseHTTPRequestHandler):
         fake._wait(fake.latency + reply.delay)
         if fake._stopping.is_set():
             return
+        if reply.drop:
+            self.close_connection = True
+            return
+        if request.get("stream") and reply.body is None and reply.status == 200 and not reply.whole:
+            self._stream(request, reply)
+            return
         body = reply.body if reply.body is not None or reply.status != 200 else fake.chat_body(request, reply)
         self._send(reply.status, body, reply.headers, content_type=reply.content_type)
+
+    def _stream(self, request: JsonObject, reply: Reply) -> None:
+        """The reply as a chat completion's event stream, in chunked encoding: its text in pieces,
+        the finish reason, the usage when asked (``stream_options.include_usage``), [DONE]."""
+        fake = self.fake
+        whole = fake.chat_body(request, reply)
+        base = {key: whole[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+
+        def event(choices: list[JsonObject], **extra: Any) -> bytes:
+            return b"data: " + json.dumps({**base, "choices": choices, **extra}).encode() + b"\n\n"
+
+        def piece(text: str) -> bytes:
+            return event([{"index": 0, "delta": {"content": text}, "finish_reason": None}])
+
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        text = reply.content or ""
+        events = [piece(text[at : at + 40]) for at in range(0, len(text), 40)]
+        if reply.refusal:
+            events.append(event([{"index": 0, "delta": {"refusal": reply.refusal}, "finish_reason": None}]))
+        try:
+            for data in events:
+                self._chunk(data)
+            while reply.loop is not None and not fake._stopping.is_set():
+                self._chunk(piece(reply.loop))
+                fake.loop_events += 1
+            self._chunk(event([{"index": 0, "delta": {}, "finish_reason": reply.finish_reason}]))
+            if (request.get("stream_options") or {}).get("include_usage") and not reply.no_stream_usage:
+                self._chunk(event([], usage=whole["usage"]))
+            self._chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading: as it should with a loop
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
 
     def _upload(self, recorded: RecordedRequest) -> None:
         message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(

@@ -237,9 +237,10 @@ def _analyze_in_a_small_window(folder: Path, family: str) -> tuple[Run, str | No
 def test_a_prompt_over_a_small_context_is_shrunk_and_asked_once_more(installed: None, tmp_path: Path) -> None:
     run, error = _analyze_in_a_small_window(tmp_path, "llama-cpp-python")
     assert run.code in (0, 1), run.output
-    # The server says its window when refusing: the diff is shrunk to fit and asked once more.
-    assert run.requests[0] == 400 and run.requests.count(400) == 1, run.requests
-    assert 2 <= len(run.requests) <= 3
+    # The server says its window when refusing: the diff is shrunk to fit and asked once more. Asked
+    # as a stream, it drops the connection instead (its 200 logged): the retry asks whole.
+    assert run.requests.count(400) == 1, (run.requests, run.output, error)
+    assert 2 <= len(run.requests) <= 4 and run.requests[: run.requests.index(400)] in ([], [200])
     assert "maximum context length" not in (error or "")
 
 

@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, session_for, utc_now
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
-from commit_digest.analysis.llm_reply import ChatReply
+from commit_digest.analysis.llm_reply import ChatReply, stopped_problem
 from commit_digest.analysis.prompt import new_boundary
 from commit_digest.analysis.servers.session import ChatRequest, LlmSession
 from commit_digest.models import AnalysisStatus, TokenUsage
@@ -50,6 +50,8 @@ def judge_reply(reply: ChatReply, parse: Callable[[str], T]) -> Verdict[T]:
     """The verdict on ``reply``; ``parse`` reads its content and raises InvalidReplyError."""
     if reply.refusal or reply.finish_reason == "content_filter":
         return Verdict(refusal=(reply.refusal or "the provider's content filter stopped the reply").strip())
+    if reply.stopped is not None:
+        return Verdict(invalid=stopped_problem(reply))
     if reply.finish_reason == "length":
         return Verdict(cut_off=True)
     if not reply.content:

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmContextError, LlmError
-from commit_digest.analysis.llm_reply import ChatReply
+from commit_digest.analysis.llm_reply import ChatReply, stopped_problem
 from commit_digest.analysis.llm_schema import LlmReply
 from commit_digest.analysis.prompt import (
     PROMPT_CANARY,
@@ -35,9 +35,11 @@ from commit_digest.analysis.prompt import (
     commit_prompt,
     new_boundary,
     reply_schema,
+    strict_reply_schema,
     system_prompt,
 )
 from commit_digest.analysis.quality_floor import floor_problem
+from commit_digest.analysis.reply_size import longest_reply_tokens
 from commit_digest.analysis.servers.session import ChatRequest, LlmSession
 from commit_digest.meaning.taxonomy import Classification, Taxonomy, classify
 from commit_digest.models import Analysis, AnalysisStatus, Commit, TokenUsage
@@ -101,8 +103,12 @@ class LlmAnalyzer:
         self.reply_model = llm_schema.reply_model(self.languages)
         self.schema = reply_schema(taxonomy, self.languages)
         self.system = system_prompt(taxonomy, self.language, settings.repository, second_language=second)
-        # Each wording is as long as a one-language reply: the output limit is per language.
-        self.max_output_tokens = self._llm.max_output_tokens * len(self.languages)
+        # Unless set, what the longest valid reply can take (reply_size); a set limit is per language,
+        # each wording being as long as a one-language reply.
+        if "max_output_tokens" in self._llm.model_fields_set:
+            self.max_output_tokens = self._llm.max_output_tokens * len(self.languages)
+        else:
+            self.max_output_tokens = longest_reply_tokens(strict_reply_schema(self.languages), self.language)
 
     @property
     def name(self) -> str:
@@ -147,6 +153,8 @@ class LlmAnalyzer:
         prompt's, which no text of the reply may repeat."""
         if reply.refusal or reply.finish_reason == "content_filter":
             return ReplyVerdict(refusal=(reply.refusal or "the provider's content filter stopped the reply").strip())
+        if reply.stopped is not None:
+            return ReplyVerdict(invalid=stopped_problem(reply))
         if reply.finish_reason == "length":
             return ReplyVerdict(cut_off=True)
         if not reply.content:

@@ -30,7 +30,7 @@ from openai.lib import type_to_response_format_param
 from openai.types import Batch
 
 from commit_digest import environment
-from commit_digest.analysis.deadline import cut_at
+from commit_digest.analysis.diff_budget import estimate_tokens
 from commit_digest.analysis.llm_errors import (
     MIN_SECRET_LENGTH,
     InvalidReplyError,
@@ -42,13 +42,13 @@ from commit_digest.analysis.llm_errors import (
     scrub,
 )
 from commit_digest.analysis.llm_reply import (
-    MAX_REPLY_BYTES,
     ChatReply,
-    capped_body,
+    EmptyStreamError,
     reply_from_text,
     retry_after_seconds,
     utf8_body,
 )
+from commit_digest.analysis.reply_reading import read_body, read_stream
 from commit_digest.analysis.servers.families import ServerFacts, family_of, server_root
 from commit_digest.analysis.servers.forms import FORMS, JSON_SCHEMA
 from commit_digest.analysis.servers.refusals import refused_part
@@ -168,20 +168,43 @@ class LlmClient:
     def chat(self, body: dict[str, Any]) -> ChatReply:
         """One completion; a reply that is not a valid completion is retried like a server error."""
 
+        whole = {key: value for key, value in body.items() if key not in _STREAM_FIELDS}
+        # A server that fails a request once its 200 is on the way (llama-cpp-python over its context
+        # window) ends a stream before it begins, or the connection: it says why only when asked whole.
+        streaming = [whole != body]
+
         def request() -> ChatReply:
-            # The timeout bounds the whole request, not each read: a server that sends a byte now
-            # and then would otherwise keep it (and the night) going as long as it likes.
-            deadline = self._clock() + self.settings.timeout_seconds
-            # Fields only some servers read (vLLM's structured-output field) go as extra body.
-            known = {key: value for key, value in body.items() if key not in _EXTRA_FIELDS}
-            extra = {key: value for key, value in body.items() if key in _EXTRA_FIELDS}
-            streamed = self._client.chat.completions.with_streaming_response.create(**known, extra_body=extra or None)
-            with streamed as raw:
-                received = self._body_by(raw.http_response, deadline)
-                reply = reply_from_text(utf8_body(received), content_type=raw.headers.get("content-type", ""))
-            return self._without_credentials(reply)
+            if not streaming[0]:
+                return self._send(whole)
+            try:
+                return self._send(body)
+            except EmptyStreamError:
+                streaming[0] = False
+                logger.info("a streamed reply from %s ended before it began: asking whole", self.shown_url)
+                return self._send(whole)
+            except openai.APIConnectionError:
+                streaming[0] = False  # the retry asks whole
+                raise
 
         return self._with_retries("chat completion", request, refused=refused_part)
+
+    def _send(self, body: dict[str, Any]) -> ChatReply:
+        """One request and its reply, read whole or as it streams."""
+        # The timeout bounds the whole request, not each read: a server that sends a byte now
+        # and then would otherwise keep it (and the night) going as long as it likes.
+        deadline = self._clock() + self.settings.timeout_seconds
+        # Fields only some servers read (vLLM's structured-output field) go as extra body.
+        known = {key: value for key, value in body.items() if key not in _EXTRA_FIELDS}
+        extra = {key: value for key, value in body.items() if key in _EXTRA_FIELDS}
+        streamed = self._client.chat.completions.with_streaming_response.create(**known, extra_body=extra or None)
+        with streamed as raw:
+            content_type = raw.headers.get("content-type", "")
+            if body.get("stream") and content_type.startswith("text/event-stream"):
+                reply = read_stream(raw.http_response, deadline, self._clock, prompt_estimate=_prompt_tokens(body))
+            else:  # asked whole, or a server that answers a stream request whole
+                text = utf8_body(read_body(raw.http_response, deadline, self._clock))
+                reply = reply_from_text(text, content_type=content_type)
+        return self._without_credentials(reply)
 
     def describe(self, family_probe: str | None = None, known: ServerFacts | None = None) -> ServerFacts:
         """What the server says about itself: ``/v1/models`` (unless ``known`` has it), and ``/props``
@@ -208,25 +231,15 @@ class LlmClient:
             else:
                 raw = self._client.post(path, cast_to=object, body=body, options=options)
             try:
-                answer = json.loads(utf8_body(self._body_by(raw.http_response, deadline, limit=MAX_PROBE_BYTES)))
+                answer = json.loads(
+                    utf8_body(read_body(raw.http_response, deadline, self._clock, limit=MAX_PROBE_BYTES))
+                )
             finally:
                 raw.http_response.close()
         except (openai.OpenAIError, httpx2.HTTPError, InvalidReplyError, LlmTimeoutError, ValueError) as error:
             logger.debug("%s %s: %s", method, path, self._scrub(str(error)))
             return None
         return answer if isinstance(answer, dict) else None
-
-    def _body_by(self, response: httpx2.Response, deadline: float, *, limit: int = MAX_REPLY_BYTES) -> bytes:
-        """``response``'s body, decompressed and capped (``capped_body``), given up at ``deadline``:
-        checked between reads, and, for a server that sends nothing more, by cutting the connection
-        when the deadline comes (a read would otherwise wait a whole timeout past it)."""
-        with cut_at(response, deadline - self._clock()) as cut:
-            try:
-                return capped_body(response.iter_bytes(), limit, before=deadline, clock=self._clock)
-            except httpx2.HTTPError as error:
-                if cut.is_set():
-                    raise LlmTimeoutError("the reply was still arriving at the deadline") from None
-                raise InvalidReplyError(f"the reply broke off: {type(error).__name__}") from None
 
     # -- the Batch API ---------------------------------------------------------------------
 
@@ -352,6 +365,12 @@ class LlmClient:
         return scrub(text, self._secrets)
 
 
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    """About how many tokens a request's messages come to (a reply without usage is counted so)."""
+    return sum(estimate_tokens(str(message.get("content", ""))) for message in body.get("messages", ()))
+
+
+_STREAM_FIELDS = frozenset({"stream", "stream_options"})
 # Body fields the SDK's create() has no parameter for.
 _EXTRA_FIELDS = frozenset({"structured_outputs", "guided_json"})
 

@@ -31,11 +31,12 @@ class LlmRequestError(LlmError):
 class LlmFormRefusedError(LlmRequestError):
     """The server refused the request's form (its ``response_format``, a system message, a token
     field): asking the same again will not help, asking in another form may. ``part`` names what
-    was refused: "response_format", "system" or the token field."""
+    was refused: "response_format", "system", "stream", "output_limit" or the token field."""
 
-    def __init__(self, message: str, part: str) -> None:
+    def __init__(self, message: str, part: str, limit: int | None = None) -> None:
         super().__init__(message)
         self.part = part
+        self.limit = limit  # part "output_limit": the most output tokens the model writes
 
 
 class LlmContextError(LlmRequestError):

@@ -13,12 +13,13 @@ import email.utils
 import logging
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pydantic
 
+from commit_digest.analysis.diff_budget import estimate_tokens
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmTimeoutError
 from commit_digest.models import TokenUsage
 
@@ -38,7 +39,16 @@ class ChatReply:
     usage: TokenUsage
     # The reply form the request used (forms.FORMS); None where the caller chose it (a batch line).
     form: str | None = None
+    # Why the client stopped reading a streamed reply before its end (the floor's loop rule).
+    stopped: str | None = None
 
+
+def stopped_problem(reply: ChatReply) -> str:
+    """Why a reply stopped as it streamed is refused, and what it had cost by then."""
+    return (
+        f"below the quality floor: {reply.stopped} (stopped as it streamed, after about "
+        f"{reply.usage.completion_tokens} output tokens)"
+    )
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
@@ -139,20 +149,27 @@ def _problem(error: pydantic.ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
-def capped_body(
+def capped_chunks(
     chunks: Iterable[bytes], limit: int, *, before: float = math.inf, clock: Callable[[], float] = time.monotonic
-) -> bytes:
-    """A reply body as it arrives, decompressed, up to ``limit`` bytes: one past it (a gzip of 254
-    KB on the wire can unpack to 256 MB) is an invalid reply, not read on. A body still arriving at
-    ``before`` (on ``clock``) is given up: a timeout, like no reply at all."""
-    read = bytearray()
+) -> Iterator[bytes]:
+    """A reply body's chunks as they arrive, decompressed, up to ``limit`` bytes in all: one past it
+    (a gzip of 254 KB on the wire can unpack to 256 MB) is an invalid reply, not read on. A body
+    still arriving at ``before`` (on ``clock``) is given up: a timeout, like no reply at all."""
+    read = 0
     for chunk in chunks:
-        read += chunk
-        if len(read) > limit:
+        read += len(chunk)
+        if read > limit:
             raise InvalidReplyError(f"the reply body is larger than {limit:,} bytes: not read on")
         if clock() > before:
             raise LlmTimeoutError("the reply was still arriving at the deadline")
-    return bytes(read)
+        yield chunk
+
+
+def capped_body(
+    chunks: Iterable[bytes], limit: int, *, before: float = math.inf, clock: Callable[[], float] = time.monotonic
+) -> bytes:
+    """A whole reply body, read as ``capped_chunks`` reads it."""
+    return b"".join(capped_chunks(chunks, limit, before=before, clock=clock))
 
 
 def utf8_body(body: bytes) -> str:
@@ -162,8 +179,7 @@ def utf8_body(body: bytes) -> str:
         return body.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise InvalidReplyError(
-            f"the reply body is not valid UTF-8 (byte 0x{body[error.start]:02x} at offset {error.start} "
-            f"of {len(body)})"
+            f"the reply body is not valid UTF-8 (byte 0x{body[error.start]:02x} at offset {error.start} of {len(body)})"
         ) from None
 
 
@@ -191,3 +207,91 @@ def reply_from_body(body: object) -> ChatReply:
         return _reply(_Completion.model_validate(body))
     except pydantic.ValidationError as error:
         raise InvalidReplyError(f"the batch line is not a chat completion ({_problem(error)})") from None
+
+
+# -- streamed replies (Server-Sent Events) ----------------------------------------------------
+
+
+class _Delta(_Lenient):
+    content: str | None = None
+    refusal: str | None = None
+
+
+class _StreamChoice(_Lenient):
+    delta: _Delta = _Delta()
+    finish_reason: str | None = None
+
+
+class _Chunk(_Lenient):
+    choices: list[_StreamChoice] = []
+    usage: _Usage | None = None
+    error: Any = None
+
+
+def event_data(line: str) -> str | None:
+    """The data of one line of an event stream; None for a comment, another field or a blank line."""
+    if not line.startswith("data:"):
+        return None
+    data = line[5:].strip()
+    return None if data in {"", "[DONE]"} else data
+
+
+class EmptyStreamError(InvalidReplyError):
+    """A stream that ended before its first chunk: a server that fails a request once its 200 is
+    sent (llama-cpp-python over its context window) says why only to a request asked whole."""
+
+
+class StreamedReply:
+    """A chat completion put together from its streamed chunks."""
+
+    def __init__(self) -> None:
+        self._content: list[str] = []
+        self._refusal: list[str] = []
+        self._finish_reason: str | None = None
+        self._usage: _Usage | None = None
+
+    @property
+    def content(self) -> str:
+        return "".join(self._content)
+
+    @property
+    def begun(self) -> bool:
+        return any(self._content) or any(self._refusal) or self._finish_reason is not None
+
+    def add(self, data: str) -> str:
+        """Reads one event's data; returns the text it adds to the reply's content."""
+        try:
+            chunk = _Chunk.model_validate_json(data)
+        except pydantic.ValidationError as error:
+            raise InvalidReplyError(f"a streamed chunk is not a chat completion chunk ({_problem(error)})") from None
+        if chunk.error is not None:
+            raise InvalidReplyError(f"the server reported an error mid-reply: {str(chunk.error)[:200]}")
+        self._usage = chunk.usage or self._usage
+        added = ""
+        for choice in chunk.choices[:1]:
+            added = choice.delta.content or ""
+            self._content.append(added)
+            self._refusal.append(choice.delta.refusal or "")
+            self._finish_reason = choice.finish_reason or self._finish_reason
+        return added
+
+    def reply(self, *, prompt_estimate: int, stopped: str | None = None) -> ChatReply:
+        """The reply so far; without the server's usage (stopped early, or a server that sends none
+        in a stream) its tokens are estimated: the prompt's from what was sent, the reply's from its
+        text, so the counts that judge a server (a dropped system message) are never a false alarm."""
+        refusal = "".join(self._refusal) or None
+        usage = self._usage or _Usage(
+            prompt_tokens=prompt_estimate, completion_tokens=estimate_tokens(self.content + (refusal or ""))
+        )
+        completion = _Completion(
+            choices=[
+                _Choice(message=_Message(content=self.content, refusal=refusal), finish_reason=self._finish_reason)
+            ],
+            usage=usage,
+        )
+        finish = "stop" if stopped is not None else self._finish_reason
+        if finish is None and not self.begun:
+            raise EmptyStreamError("the streamed reply ended before it began")
+        if finish is None:
+            raise InvalidReplyError("the streamed reply ended without a finish reason: cut off in transit")
+        return replace(_reply(completion), finish_reason=finish, stopped=stopped)

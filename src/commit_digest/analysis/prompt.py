@@ -94,6 +94,11 @@ def _strict_schema(languages: tuple[LanguageCode, ...]) -> dict[str, Any]:
     return strict_schema_of(llm_schema.reply_model(languages) if languages else llm_schema.LlmAnalysis)
 
 
+def strict_reply_schema(languages: Sequence[LanguageCode]) -> dict[str, Any]:
+    """The reply's strict schema with its caps (``reply_schema`` is what is sent)."""
+    return _strict_schema(tuple(languages) if len(languages) == 2 else ())
+
+
 def reply_schema(taxonomy: Taxonomy, languages: Sequence[LanguageCode] = ()) -> dict[str, Any]:
     """The reply's schema: one wording (no or one language given), or one per language of two."""
     return llm_schema.response_schema(_strict_schema(tuple(languages)), taxonomy)

@@ -67,12 +67,19 @@ def _normal(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def loop_key(part: str) -> str | None:
+    """What two parts that say the same thing have alike (spacing and case aside); None for a part
+    too short to count as a loop when repeated."""
+    key = _normal(part)
+    return key if len(key) >= _MIN_LOOPED_CHARACTERS else None
+
+
 def _looped(parts: Sequence[str]) -> str | None:
     """The first part (of a few words at least) found ``LOOP_REPEATS`` times in ``parts``."""
     counts: dict[str, int] = {}
     for part in parts:
-        key = _normal(part)
-        if len(key) < _MIN_LOOPED_CHARACTERS:
+        key = loop_key(part)
+        if key is None:
             continue
         counts[key] = counts.get(key, 0) + 1
         if counts[key] >= LOOP_REPEATS:

@@ -1,5 +1,5 @@
-"""What in a request a server's refusal names: the context window, an output-limit field, the
-reply form or the system message. Each is answered by asking differently (``session``), never by
+"""What in a request a server's refusal names: the context window, an output-limit field,
+streaming, the reply form or the system message. Each is answered by asking differently (``session``), never by
 asking the same again; any other refusal is a fault of the server or of the request's content.
 
 The servers word it each their own way (OpenAI, vLLM, llama.cpp, Ollama, LM Studio): matched on
@@ -33,12 +33,22 @@ _CONTEXT_PROMPT = re.compile(
     r"(\d+) in the messages|has (\d+) input tokens|messages resulted in (\d+) tokens|requested tokens \((\d+)\)",
     re.IGNORECASE,
 )
+# An output limit over what the model writes, and the most it does (OpenAI: "This model supports at
+# most 16384 completion tokens"; DeepSeek: "the valid range of max_tokens is [1, 8192]"; an
+# Anthropic-style gateway: "max_tokens: 50000 > 8192, which is the maximum allowed").
+_OUTPUT_LIMIT = re.compile(
+    r"supports at most (\d+) completion tokens|valid range of max_(?:completion_)?tokens is \[\d+, ?(\d+)\]|"
+    r"max_(?:completion_)?tokens\W{1,4}\d+ > (\d+), which is the maximum",
+    re.IGNORECASE,
+)
 _TOKEN_FIELD = re.compile(
     r"['\"`]?(max_completion_tokens|max_tokens)['\"`]?[^.]{0,40}?(?:not supported|unsupported|unrecognized|"
     r"unknown|not permitted|extra)|(?:unsupported|unknown|unrecognized) (?:parameter|argument|field)\W{0,4}"
     r"(max_completion_tokens|max_tokens)",
     re.IGNORECASE,
 )
+# A server that cannot stream, or reads no stream_options (never "upstream").
+_STREAM = re.compile(r"\bstream(?:_options|ing)?\b", re.IGNORECASE)
 _FORM = re.compile(r"response_format|json_schema|\bschema\b|guided_json|structured_outputs", re.IGNORECASE)
 _SYSTEM = re.compile(
     r"system (?:role|message|prompt)s? (?:is |are )?(?:not|un)|roles must alternate|role ['\"]?system['\"]? "
@@ -59,9 +69,14 @@ def refused_part(status: int, message: str) -> LlmError | None:
         prompt = _CONTEXT_PROMPT.search(message)
         prompt_tokens = int(next(group for group in prompt.groups() if group)) if prompt else None
         return LlmContextError(message, int(limit.group(1)) if limit else None, prompt_tokens)
+    output = _OUTPUT_LIMIT.search(message)
+    if output is not None:
+        return LlmFormRefusedError(message, "output_limit", int(next(group for group in output.groups() if group)))
     field = _TOKEN_FIELD.search(message)
     if field is not None:
         return LlmFormRefusedError(message, field.group(1) or field.group(2))
+    if status < 500 and _STREAM.search(message):  # a 5xx that speaks of streaming is a fault mid-stream
+        return LlmFormRefusedError(message, "stream")
     if _FORM.search(message):
         return LlmFormRefusedError(message, "response_format")
     if _SYSTEM.search(message):

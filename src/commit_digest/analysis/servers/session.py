@@ -90,6 +90,10 @@ class ServerProfile(BaseModel):
     form: str | None = None
     system_in_user: bool | None = None
     token_fields: tuple[str, ...] | None = None
+    # False once the server refused a streamed request: asked whole from then on.
+    streams: bool | None = None
+    # The most output tokens the model writes, where a refusal said it.
+    max_output: int | None = None
     # The day the form was found out: a form weaker than the family's first is tried upward again
     # once it is RETRY_STRONGER_AFTER old (a profile without a day is as old as can be).
     learned_on: date | None = None
@@ -222,11 +226,16 @@ class LlmSession:
             messages = [{"role": "user", "content": f"{request.system}\n\n{request.user}"}]
         else:
             messages = [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}]
-        limit = request.max_output_tokens
+        limit = min(request.max_output_tokens, self._profile.max_output or request.max_output_tokens)
         if self._context is not None:
             limit = max(min(limit, self._context - request.estimated_tokens), min(limit, MIN_OUTPUT_TOKENS))
         body = self._client.body(messages, max_output_tokens=limit, token_fields=self._token_fields())
         form.shape(body, request.schema, schema_attached=self._family.schema_in_json_object)
+        if self._profile.streams is not False and not self._judges_system(in_user):
+            # Read as it streams, so a loop is stopped at its third repeat (reply_watch). Not while the
+            # system message is judged: that needs the server's prompt count, which some leave out of a stream.
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
         return body
 
     # -- negotiation --------------------------------------------------------------------------
@@ -261,6 +270,19 @@ class LlmSession:
                 logger.info("the server refused the %s reply form; asking again as %s", form.name, later[0])
                 self._change(form=later[0])
             return True
+        if error.part == "output_limit":
+            limit = error.limit or 0
+            if limit < MIN_OUTPUT_TOKENS or limit == self._profile.max_output:
+                return False
+            logger.info("the model writes at most %d output tokens: asking for no more", limit)
+            self._change(max_output=limit)
+            return True
+        if error.part == "stream":
+            if self._profile.streams is False:
+                return False
+            logger.info("the server refused a streamed request; asking for whole replies")
+            self._change(streams=False)
+            return True
         if error.part == "system":
             if self._llm.system_role != "auto" or in_user:
                 return False
@@ -284,15 +306,17 @@ class LlmSession:
         if self._settled:
             return
         updates: dict[str, object] = {"family": self._family.name, "token_fields": self._token_fields()}
+        if self._llm.output_mode == "auto" or self._profile.streams is False:
+            updates["learned_on"] = self._today()
         if self._llm.output_mode == "auto":
             updates["form"] = form.name
-            updates["learned_on"] = self._today()
         if self._llm.system_role == "auto":
             updates["system_in_user"] = in_user
         self._profile = self._profile.model_copy(update=updates)
         self._settled = True
         if self._profile != self._stored and self._memory is not None:
-            self._memory.put(self._base_url(), self._llm.model, self._profile.model_dump(mode="json"))
+            unknown = {name for name in ("streams", "max_output") if getattr(self._profile, name) is None}
+            self._memory.put(self._base_url(), self._llm.model, self._profile.model_dump(mode="json", exclude=unknown))
             self._stored = self._profile
             logger.info(
                 "%s at %s: replies as %s, instructions %s",
@@ -335,13 +359,16 @@ class LlmSession:
             self._prepared = True
 
     def _retry_stronger(self, family: ServerFamily) -> None:
-        """A remembered form weaker than the family's first, learned a week ago or more, is asked
-        upward again: from the first form, each refusal costing one request as on the first day."""
-        form = self._profile.form
-        if self._llm.output_mode != "auto" or form is None or form == family.forms[0]:
-            return
+        """A remembered form weaker than the family's first (or whole replies where streamed ones were
+        refused), learned a week ago or more, is asked upward again: from the first form, streamed,
+        each refusal costing one request as on the first day."""
         learned = self._profile.learned_on
         if learned is not None and self._today() - learned < RETRY_STRONGER_AFTER:
+            return
+        if self._profile.streams is False:
+            self._profile = self._profile.model_copy(update={"streams": None})
+        form = self._profile.form
+        if self._llm.output_mode != "auto" or form is None or form == family.forms[0]:
             return
         logger.info(
             "%s was found to read %s %s: asking for %s again",

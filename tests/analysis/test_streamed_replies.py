@@ -191,18 +191,30 @@ def test_the_watch_keeps_the_floor_s_rule_and_no_more() -> None:
     assert _fed(json.dumps({"summary": ["ok", "ok", "ok"]})) is None  # too short to be a loop
 
 
-def test_a_new_server_is_asked_whole_until_it_is_known_to_read_the_system_message(
+def test_a_server_that_leaves_usage_out_of_a_stream_is_judged_on_one_whole_reply(
     server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The dropped-system check needs the server's own prompt count, which llama-cpp-python leaves
-    out of a stream: the request that judges it goes whole, every later one streams."""
+    out of a stream: the next request goes whole and is judged, and every later one streams."""
+    server.responder = lambda request: Reply(content=analysis_content(), no_stream_usage=True)
     _setup(tmp_path, server, monkeypatch, 29, system_role="auto", concurrency=1)
-    later = make_commit(30)
     with AnalysisStore(tmp_path / "cache") as store:
-        store.merge(CommitRecord(commit=later))
+        for index in (30, 36):
+            store.merge(CommitRecord(commit=make_commit(index)))
     assert main(["analyze"]) == 0
-    asked = sorted(server.chat_requests, key=lambda request: "stream" in request.json)
-    assert ["stream" in request.json for request in asked] == [False, True]
+    assert ["stream" in request.json for request in server.chat_requests] == [True, False, True]
+    with AnalysisStore(tmp_path / "cache") as store:
+        assert all(record.analysis is not None and record.analysis.ok for record in store.records())
+
+
+def test_a_server_that_reports_usage_in_a_stream_is_judged_on_it(
+    server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _setup(tmp_path, server, monkeypatch, 37, system_role="auto", concurrency=1)
+    with AnalysisStore(tmp_path / "cache") as store:
+        store.merge(CommitRecord(commit=make_commit(38)))
+    assert main(["analyze"]) == 0
+    assert ["stream" in request.json for request in server.chat_requests] == [True, True]
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,8 @@ class ChatReply:
     form: str | None = None
     # Why the client stopped reading a streamed reply before its end (the floor's loop rule).
     stopped: str | None = None
+    # False where the tokens are estimated (a stream without the server's usage).
+    usage_reported: bool = True
 
 
 def stopped_problem(reply: ChatReply) -> str:
@@ -294,4 +296,5 @@ class StreamedReply:
             raise EmptyStreamError("the streamed reply ended before it began")
         if finish is None:
             raise InvalidReplyError("the streamed reply ended without a finish reason: cut off in transit")
-        return replace(_reply(completion), finish_reason=finish, stopped=stopped)
+        reported = self._usage is not None
+        return replace(_reply(completion), finish_reason=finish, stopped=stopped, usage_reported=reported)

@@ -43,11 +43,9 @@ from commit_digest.settings import LlmSettings
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
-# A refused form, system message and token field each cost one request; past this many in one
-# ask the server refuses something we cannot change.
+# A refused form, system message, stream or token field cost a request each; past this many, give up.
 MAX_REFUSALS = 5
-# The fewest output tokens a request asks for when a context window leaves less: the prompt is
-# shrunk before it comes to that (the analyzer's diff budget).
+# The fewest output tokens asked for (a window leaving less shrinks the prompt first: the diff budget).
 MIN_OUTPUT_TOKENS = 256
 # Instructions shorter than this are too small to tell a dropped system message by the count.
 _SYSTEM_TOKENS_TO_JUDGE = 100
@@ -90,10 +88,8 @@ class ServerProfile(BaseModel):
     form: str | None = None
     system_in_user: bool | None = None
     token_fields: tuple[str, ...] | None = None
-    # False once the server refused a streamed request: asked whole from then on.
-    streams: bool | None = None
-    # The most output tokens the model writes, where a refusal said it.
-    max_output: int | None = None
+    streams: bool | None = None  # False once the server refused a streamed request
+    max_output: int | None = None  # the most output tokens the model writes, where a refusal said it
     # The day the form was found out: a form weaker than the family's first is tried upward again
     # once it is RETRY_STRONGER_AFTER old (a profile without a day is as old as can be).
     learned_on: date | None = None
@@ -143,6 +139,7 @@ class LlmSession:
         self._lock = threading.Lock()
         self._prepared = False
         self._settled = False
+        self._judge_whole = False
         self._family: ServerFamily = GENERIC
         self._profile = ServerProfile()
         self._stored = ServerProfile()
@@ -202,7 +199,10 @@ class LlmSession:
                     "it was started with (llama-server: --jinja for the model's own, or --no-jinja with "
                     "--chat-template NAME)"
                 )
-            if self._judges_system(in_user) and dropped_system(request, reply.usage.prompt_tokens):
+            # A server that leaves its prompt count out of a stream is judged on a whole reply, then settled.
+            unjudged = self._judges_system(in_user) and not reply.usage_reported
+            self._judge_whole = self._judge_whole or unjudged
+            if not unjudged and self._judges_system(in_user) and dropped_system(request, reply.usage.prompt_tokens):
                 logger.warning(
                     "the server counted %s prompt tokens for about %s: it dropped the system message; "
                     "the instructions go in the user message from now on",
@@ -215,7 +215,8 @@ class LlmSession:
                     self._change(system_in_user=True)
                 continue
             with self._lock:
-                self._settle(form, in_user)
+                if not unjudged:
+                    self._settle(form, in_user)
             return replace(reply, usage=spent + reply.usage, form=form.name)
 
     def _judges_system(self, in_user: bool) -> bool:
@@ -231,9 +232,9 @@ class LlmSession:
             limit = max(min(limit, self._context - request.estimated_tokens), min(limit, MIN_OUTPUT_TOKENS))
         body = self._client.body(messages, max_output_tokens=limit, token_fields=self._token_fields())
         form.shape(body, request.schema, schema_attached=self._family.schema_in_json_object)
-        if self._profile.streams is not False and not self._judges_system(in_user):
-            # Read as it streams, so a loop is stopped at its third repeat (reply_watch). Not while the
-            # system message is judged: that needs the server's prompt count, which some leave out of a stream.
+        if self._profile.streams is not False and not (self._judge_whole and self._judges_system(in_user)):
+            # A loop is stopped at its third repeat (reply_watch); whole to judge the system message
+            # where a stream lacks the prompt count.
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
         return body
@@ -359,9 +360,8 @@ class LlmSession:
             self._prepared = True
 
     def _retry_stronger(self, family: ServerFamily) -> None:
-        """A remembered form weaker than the family's first (or whole replies where streamed ones were
-        refused), learned a week ago or more, is asked upward again: from the first form, streamed,
-        each refusal costing one request as on the first day."""
+        """A remembered form weaker than the family's first (or whole replies), learned a week ago or
+        more, is asked upward again: each refusal costing one request as on the first day."""
         learned = self._profile.learned_on
         if learned is not None and self._today() - learned < RETRY_STRONGER_AFTER:
             return

@@ -452,9 +452,7 @@ class _Forward(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.flush()
         except OSError:
-            watch.client_gone = True
-            watch.close_upstream()
-            self._drop(exchange, watch)
+            self._client_went(exchange, watch)
             return
         while True:
             try:
@@ -472,11 +470,14 @@ class _Forward(BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
                 self.wfile.flush()
             except OSError:
-                watch.client_gone = True
-                watch.close_upstream()
-                self._drop(exchange, watch)
+                self._client_went(exchange, watch)
                 return
         self.proxy.note_end(exchange, "complete")
+
+    def _client_went(self, exchange: Exchange, watch: _ClientWatch) -> None:
+        watch.client_gone = True
+        watch.close_upstream()
+        self._drop(exchange, watch)
 
     do_GET = _forward
     do_POST = _forward

@@ -9,13 +9,18 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
+from pathlib import Path
 
 import pytest
+import yaml
 
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import LlmTimeoutError
+from commit_digest.cli import main
+from commit_digest.models import CommitRecord
 from commit_digest.settings import LlmSettings
-from tests.analysis.conftest import API_KEY
+from commit_digest.store.analysis_store import AnalysisStore
+from tests.analysis.conftest import API_KEY, make_commit
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_content
 
 BODY = json.dumps(
@@ -134,3 +139,26 @@ def test_a_probe_has_a_deadline_of_its_own(dripping: DrippingServer) -> None:
     assert facts.models is None and facts.props is None
     assert len(BODY) * PAUSE > 10  # read whole, the two probes would take over 20 s
     assert took < 2 * 1.0 + 1.5  # two probes, each cut at its one-second deadline
+
+
+def test_analyze_against_a_dripping_server_ends_by_its_deadlines(
+    dripping: DrippingServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole command: probes and the request each cut at their deadline, the failure stored."""
+    commit = make_commit(40)
+    with AnalysisStore(tmp_path / "cache") as store:
+        store.merge(CommitRecord(commit=commit))
+    llm = {"base_url": dripping.base_url, "timeout_seconds": 1, "max_retries": 0, "system_role": True}
+    (tmp_path / "mkdocs.yml").write_text(
+        yaml.safe_dump({"site_name": "t", "plugins": [{"commit-digest": {"cache_dir": "cache", "llm": llm}}]})
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    started = time.monotonic()
+    assert main(["analyze"]) == 1
+    took = time.monotonic() - started
+    with AnalysisStore(tmp_path / "cache") as store:
+        record = store.get(commit.repository, commit.sha)
+    assert record is not None and record.failure is not None
+    assert "no reply within 1 s" in (record.failure.error or "")
+    assert took < 10  # a probe (1 s) and the request (1 s), where reading them whole takes minutes

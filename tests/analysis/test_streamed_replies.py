@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from commit_digest.analysis.reply_watch import LoopWatch
+from commit_digest.analysis.reply_watch import LoopWatch, most_items_in
 from commit_digest.cli import main
 from commit_digest.models import AnalysisStatus, CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
@@ -233,3 +233,24 @@ def test_a_stream_that_fails_before_it_begins_is_asked_whole(
     first, second = server.chat_requests_for(commit.sha)
     assert first.json["stream"] is True and "stream" not in second.json and "stream_options" not in second.json
     assert _stored(tmp_path, commit).analysis is not None
+
+
+def test_a_text_or_a_list_past_what_the_schema_allows_is_stopped_as_it_streams(
+    server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SmolLM2-135M under llama-server's grammar (no length in it) wrote one phrase with no sentence
+    end for 4,700 tokens until the timeout: no loop the floor's rule sees, but a text no valid
+    reply holds. The same goes for a list past the schema's most items."""
+    commit = _setup(tmp_path, server, monkeypatch, 41)
+    endless = looping(START + '"-LlmInsights', "-LlmInsights")
+    server.script(commit.sha, endless, endless)
+    assert main(["analyze"]) == 1
+    failure = _stored(tmp_path, commit).failure
+    assert failure is not None
+    assert "a text runs past 2,400 characters, longer than the schema allows" in (failure.error or "")
+    assert failure.usage is not None and failure.usage.completion_tokens < 2_000
+    items = json.dumps({"risks": [f"risk number {index} of many" for index in range(12)]})
+    assert _fed(items) is None
+    watch = LoopWatch(most_items=8)
+    assert watch.feed(items) == "a list runs past 8 items, more than the schema allows"
+    assert most_items_in({"response_format": {"schema": {"items": {"maxItems": 6}, "x": {"maxItems": 8}}}}) == 8

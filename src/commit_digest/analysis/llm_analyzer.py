@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from commit_digest import caps
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmContextError, LlmError
@@ -51,6 +52,12 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 Clock = Callable[[], datetime]
 # The smallest diff budget a shrunk prompt gets (a cut-off reply, a context window).
 MIN_DIFF_BUDGET = 250
+
+
+# Characters, as written in the JSON text, past the longest text a valid analysis holds (its caps
+# are counted once whitespace is stripped, and escapes take two characters): a reply writing a text
+# this long is stopped as it streams.
+LONGEST_TEXT = 2 * max(caps.ASKED.paragraph, caps.ASKED.note, caps.ASKED.short)
 
 
 def session_for(client: LlmClient, settings: DigestSettings) -> LlmSession:
@@ -145,7 +152,11 @@ class LlmAnalyzer:
 
     def chat_request(self, prompt: Prompt) -> ChatRequest:
         return ChatRequest(
-            system=prompt.system, user=prompt.user, schema=self.schema, max_output_tokens=self.max_output_tokens
+            system=prompt.system,
+            user=prompt.user,
+            schema=self.schema,
+            max_output_tokens=self.max_output_tokens,
+            longest_text=LONGEST_TEXT,
         )
 
     def judge(self, reply: ChatReply, boundary: str | None = None) -> ReplyVerdict:

@@ -49,6 +49,7 @@ from commit_digest.analysis.llm_reply import (
     utf8_body,
 )
 from commit_digest.analysis.reply_reading import read_body, read_stream
+from commit_digest.analysis.reply_watch import LoopWatch, most_items_in
 from commit_digest.analysis.servers.families import ServerFacts, family_of, server_root
 from commit_digest.analysis.servers.forms import FORMS, JSON_SCHEMA
 from commit_digest.analysis.servers.refusals import refused_part
@@ -165,8 +166,11 @@ class LlmClient:
             body["temperature"] = self.settings.temperature
         return body
 
-    def chat(self, body: dict[str, Any]) -> ChatReply:
-        """One completion; a reply that is not a valid completion is retried like a server error."""
+    def chat(self, body: dict[str, Any], *, longest_text: int | None = None) -> ChatReply:
+        """One completion; a reply that is not a valid completion is retried like a server error. A
+        streamed one is watched (``reply_watch``): its texts up to ``longest_text`` characters, its
+        lists up to the most items the body's schema allows."""
+        most_items = most_items_in(body)
 
         whole = {key: value for key, value in body.items() if key not in _STREAM_FIELDS}
         # A server that fails a request once its 200 is on the way (llama-cpp-python over its context
@@ -177,7 +181,7 @@ class LlmClient:
             if not streaming[0]:
                 return self._send(whole)
             try:
-                return self._send(body)
+                return self._send(body, LoopWatch(longest_text, most_items))
             except EmptyStreamError:
                 streaming[0] = False
                 logger.info("a streamed reply from %s ended before it began: asking whole", self.shown_url)
@@ -188,7 +192,7 @@ class LlmClient:
 
         return self._with_retries("chat completion", request, refused=refused_part)
 
-    def _send(self, body: dict[str, Any]) -> ChatReply:
+    def _send(self, body: dict[str, Any], watch: LoopWatch | None = None) -> ChatReply:
         """One request and its reply, read whole or as it streams."""
         # The timeout bounds the whole request, not each read: a server that sends a byte now
         # and then would otherwise keep it (and the night) going as long as it likes.
@@ -200,7 +204,9 @@ class LlmClient:
         with streamed as raw:
             content_type = raw.headers.get("content-type", "")
             if body.get("stream") and content_type.startswith("text/event-stream"):
-                reply = read_stream(raw.http_response, deadline, self._clock, prompt_estimate=_prompt_tokens(body))
+                watch = watch or LoopWatch()
+                estimate = _prompt_tokens(body)
+                reply = read_stream(raw.http_response, deadline, self._clock, prompt_estimate=estimate, watch=watch)
             else:  # asked whole, or a server that answers a stream request whole
                 text = utf8_body(read_body(raw.http_response, deadline, self._clock))
                 reply = reply_from_text(text, content_type=content_type)

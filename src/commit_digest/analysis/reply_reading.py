@@ -34,11 +34,12 @@ def read_body(response: httpx2.Response, deadline: float, clock: Clock, *, limit
             raise _broken(error, cut.is_set()) from None
 
 
-def read_stream(response: httpx2.Response, deadline: float, clock: Clock, *, prompt_estimate: int) -> ChatReply:
+def read_stream(
+    response: httpx2.Response, deadline: float, clock: Clock, *, prompt_estimate: int, watch: LoopWatch
+) -> ChatReply:
     """A streamed chat completion, read event by event and watched (``reply_watch``): a reply in a
     loop comes back at its third repeat with ``stopped`` saying so."""
     streamed = StreamedReply()
-    watch = LoopWatch()
     decoder = codecs.getincrementaldecoder("utf-8")()
     pending = ""
     with cut_at(response, deadline - clock()) as cut:

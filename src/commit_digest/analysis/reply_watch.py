@@ -27,12 +27,20 @@ class _Container:
     is_list: bool
     expecting_key: bool = True
     items: dict[str, int] = field(default_factory=dict)  # a list's string items, by loop key
+    count: int = 0  # a list's items so far
 
 
 class LoopWatch:
-    """Feed it a reply's text as it streams; ``problem`` says why it should be stopped, if it should."""
+    """Feed it a reply's text as it streams; ``problem`` says why it should be stopped, if it should.
 
-    def __init__(self) -> None:
+    ``longest_text`` (characters, as written in the JSON text) and ``most_items`` are past what any
+    valid reply holds: a text or a list that runs past them is refused as the schema would refuse
+    it once whole (a model under a grammar with no length in it writes one phrase for ever, with no
+    sentence end for the loop rule to see)."""
+
+    def __init__(self, longest_text: int | None = None, most_items: int | None = None) -> None:
+        self._longest_text = longest_text
+        self._most_items = most_items
         self.problem: str | None = None
         self._stack: list[_Container] = []
         self._string: list[str] | None = None  # the raw characters of the string being read
@@ -57,6 +65,11 @@ class LoopWatch:
 
     def _outside_string(self, character: str) -> None:
         top = self._stack[-1] if self._stack else None
+        if top is not None and top.is_list and character in '"{[':
+            top.count += 1
+            if self._most_items is not None and top.count > self._most_items:
+                self.problem = f"a list runs past {self._most_items} items, more than the schema allows"
+                return
         if character == '"' and top is not None:
             self._string, self._escaped, self._judged_at = [], False, 0
             self._is_key = not top.is_list and top.expecting_key
@@ -82,6 +95,8 @@ class LoopWatch:
             self._string = None
             return
         self._string.append(character)
+        if self._longest_text is not None and not self._is_key and len(self._string) > self._longest_text:
+            self.problem = f"a text runs past {self._longest_text:,} characters, longer than the schema allows"
 
     def _string_ended(self, raw: str) -> None:
         if self._is_key:
@@ -105,6 +120,18 @@ class LoopWatch:
         sentence = looped_sentence(text)
         if sentence is not None:
             self.problem = f"a text repeats one sentence {LOOP_REPEATS} times: {_shown(sentence)!r}"
+
+
+def most_items_in(schema: object) -> int | None:
+    """The most items any list of a JSON schema (anywhere in a request body) may hold."""
+    if isinstance(schema, dict):
+        found = [most_items_in(value) for value in schema.values()]
+        found.append(schema.get("maxItems") if isinstance(schema.get("maxItems"), int) else None)
+    elif isinstance(schema, list):
+        found = [most_items_in(value) for value in schema]
+    else:
+        return None
+    return max((count for count in found if count is not None), default=None)
 
 
 def _decoded(raw: str) -> str:

@@ -45,25 +45,25 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 
 # A refused form, system message, stream or token field cost a request each; past this many, give up.
 MAX_REFUSALS = 5
-# The fewest output tokens asked for (a window leaving less shrinks the prompt first: the diff budget).
-MIN_OUTPUT_TOKENS = 256
+MIN_OUTPUT_TOKENS = 256  # the fewest asked for (a window leaving less shrinks the prompt first)
 # Instructions shorter than this are too small to tell a dropped system message by the count.
 _SYSTEM_TOKENS_TO_JUDGE = 100
 # A prompt counted at fewer tokens than this, and under a quarter of the user message alone, was
-# not read: the server's chat template left the messages out (llama-server given a template name it
-# took for a Jinja text counts 3 tokens for ~2,400 sent). A dropped system message leaves the user
-# message's count. Asking again in any form pays for the same.
+# not read: the chat template left the messages out (llama-server given a template name it took for
+# Jinja counts 3 for ~2,400 sent; a dropped system message leaves the user message's count).
 _UNREAD_PROMPT_TOKENS = 32
 
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """What a caller asks: instructions, the data, the reply's schema and the output limit."""
+    """What a caller asks: instructions, the data, the reply's schema and the output limit; past
+    ``longest_text`` characters no text of a valid reply runs (a streamed reply is stopped there)."""
 
     system: str
     user: str
     schema: dict[str, Any]
     max_output_tokens: int
+    longest_text: int | None = None
 
     @property
     def estimated_tokens(self) -> int:
@@ -182,7 +182,7 @@ class LlmSession:
             form = self._current_form()
             in_user = self._system_in_user()
             try:
-                reply = self._client.chat(self._body(request, form, in_user))
+                reply = self._client.chat(self._body(request, form, in_user), longest_text=request.longest_text)
             except LlmFormRefusedError as error:
                 with self._lock:
                     adapted = refusals < MAX_REFUSALS and self._adapt(error, form, in_user)

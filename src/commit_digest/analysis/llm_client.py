@@ -62,6 +62,8 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.llm")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 PROBE_TIMEOUT_SECONDS = 10.0
+# A probe's deadline however short llm.timeout_seconds is: a busy machine answers a probe in more than half a second.
+MIN_PROBE_SECONDS = 2.0
 # A probe's answer is a few kilobytes (llama-server's /props carries the chat template).
 MAX_PROBE_BYTES = 1024 * 1024
 BATCH_ENDPOINT = "/v1/chat/completions"
@@ -227,7 +229,7 @@ class LlmClient:
     def _probe(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any] | None:
         """One probe's JSON object, read whole within ``PROBE_TIMEOUT_SECONDS`` from send to last
         byte (like a chat request's deadline, so a probe that drips cannot hold up the night)."""
-        timeout = min(PROBE_TIMEOUT_SECONDS, self.settings.timeout_seconds)
+        timeout = max(min(PROBE_TIMEOUT_SECONDS, self.settings.timeout_seconds), MIN_PROBE_SECONDS)
         deadline = self._clock() + timeout
         # The SDK's raw-response header: the response comes back with its body unread.
         options: Any = {"timeout": timeout, "headers": {"X-Stainless-Raw-Response": "stream"}}

@@ -254,3 +254,17 @@ def test_a_text_or_a_list_past_what_the_schema_allows_is_stopped_as_it_streams(
     watch = LoopWatch(most_items=8)
     assert watch.feed(items) == "a list runs past 8 items, more than the schema allows"
     assert most_items_in({"response_format": {"schema": {"items": {"maxItems": 6}, "x": {"maxItems": 8}}}}) == 8
+
+
+def test_translations_and_narratives_are_stopped_past_their_own_longest_text(server: FakeOpenAIServer) -> None:
+    from commit_digest.analysis.llm_client import LlmClient
+    from commit_digest.analysis.narration import NarrativeWriter
+    from commit_digest.analysis.translation import Translator
+    from commit_digest.settings import DigestSettings, LlmSettings
+
+    settings = DigestSettings(languages=["zh", "en"], llm=LlmSettings(base_url=server.base_url))
+    client = LlmClient(settings.llm, api_key=API_KEY)
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    assert Translator(client, settings).chat_request(messages, {}).longest_text == 2 * 2_000
+    assert NarrativeWriter(client, settings).chat_request(messages, {}).longest_text == 2 * 1_500
+    client.close()

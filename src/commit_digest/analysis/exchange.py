@@ -108,6 +108,10 @@ class StructuredWriter:
     """What a writer of structured requests (translations, narratives) holds: the client, the
     LLM settings, a clock for provenance and a boundary maker. Building it sends nothing."""
 
+    # The longest text, in characters, a valid reply holds: a streamed text past twice this (JSON
+    # escapes, stripped whitespace) is stopped as it arrives.
+    longest_cap: int
+
     def __init__(
         self,
         client: LlmClient,
@@ -143,6 +147,7 @@ class StructuredWriter:
             user=messages[1]["content"],
             schema=schema,
             max_output_tokens=self._llm.max_output_tokens,
+            longest_text=2 * self.longest_cap,
         )
 
     def extracts(self, reply: ChatReply) -> bool:

@@ -148,6 +148,8 @@ NarrativeResult = Outcome[WeekNarrative]
 class NarrativeWriter(StructuredWriter):
     """Writes narratives through an OpenAI-compatible chat endpoint. Building it sends nothing."""
 
+    longest_cap = NARRATIVE_CAP
+
     def __init__(self, client: LlmClient, settings: DigestSettings, **options: Any) -> None:
         super().__init__(client, settings, **options)
         self.languages: tuple[LanguageCode, ...] = tuple(settings.languages)

@@ -136,6 +136,8 @@ TranslationResult = Outcome[AnalysisText]
 class Translator(StructuredWriter):
     """Translates analyses through an OpenAI-compatible chat endpoint. Building it sends nothing."""
 
+    longest_cap = max(caps.TRANSLATED.paragraph, caps.TRANSLATED.note, caps.TRANSLATED.short)
+
     def system(self, source: LanguageCode, target: LanguageCode) -> str:
         """The static instructions for one pair of languages: the same for every commit."""
         return render(

@@ -8,12 +8,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.meaning.taxonomy import load_taxonomy
-from commit_digest.models import Commit, FileChange, FileStatus, PatchState, PullRequestInfo
+from commit_digest.models import Commit, CommitRecord, FileChange, FileStatus, PatchState, PullRequestInfo
 from commit_digest.settings import DigestSettings, LlmSettings
+from commit_digest.store.analysis_store import AnalysisStore
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 
 API_KEY = "sk-test-0123456789abcdefSECRET"
@@ -133,3 +135,17 @@ def make_commit(
         ),
         pull_request=PullRequestInfo(number=pr, description=description, labels=("rocm",)) if description else None,
     )
+
+
+def cli_project(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, commits: list[Commit], llm: dict[str, object], **options: object
+) -> None:
+    """A store (``folder``/cache) holding ``commits``, an mkdocs.yml whose plugin block has ``llm``
+    and ``options``, the CLI run from ``folder`` with the test key: a project as a user has it."""
+    with AnalysisStore(folder / "cache") as store:
+        for commit in commits:
+            store.merge(CommitRecord(commit=commit))
+    plugin = {"cache_dir": "cache", "llm": llm, **options}
+    (folder / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "plugins": [{"commit-digest": plugin}]}))
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from commit_digest.analysis.diff_budget import estimate_tokens
 from commit_digest.analysis.prompt import strict_reply_schema
@@ -16,7 +15,7 @@ from commit_digest.analysis.reply_size import longest_reply_tokens
 from commit_digest.cli import main
 from commit_digest.models import CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
-from tests.analysis.conftest import API_KEY, make_commit
+from tests.analysis.conftest import cli_project, make_commit
 from tests.analysis.test_reply_caps import at_caps
 from tests.fakes.openai_server import FakeOpenAIServer, error
 
@@ -31,12 +30,7 @@ def test_the_limit_holds_the_longest_reply_the_schema_allows(languages: tuple[st
 
 def _analyze(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch, index: int, **llm: object):
     commit = make_commit(index)
-    with AnalysisStore(tmp_path / "cache") as store:
-        store.merge(CommitRecord(commit=commit))
-    options = {"cache_dir": "cache", "llm": {"base_url": server.base_url, "max_retries": 0, **llm}}
-    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "plugins": [{"commit-digest": options}]}))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    cli_project(tmp_path, monkeypatch, [commit], {"base_url": server.base_url, "max_retries": 0, **llm})
     return commit, main(["analyze"])
 
 

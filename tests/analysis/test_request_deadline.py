@@ -12,15 +12,13 @@ from itertools import count
 from pathlib import Path
 
 import pytest
-import yaml
 
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import LlmTimeoutError
 from commit_digest.cli import main
-from commit_digest.models import CommitRecord
 from commit_digest.settings import LlmSettings
 from commit_digest.store.analysis_store import AnalysisStore
-from tests.analysis.conftest import API_KEY, make_commit
+from tests.analysis.conftest import API_KEY, cli_project, make_commit
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_content
 
 BODY = json.dumps(
@@ -146,14 +144,8 @@ def test_analyze_against_a_dripping_server_ends_by_its_deadlines(
 ) -> None:
     """The whole command: probes and the request each cut at their deadline, the failure stored."""
     commit = make_commit(40)
-    with AnalysisStore(tmp_path / "cache") as store:
-        store.merge(CommitRecord(commit=commit))
     llm = {"base_url": dripping.base_url, "timeout_seconds": 1, "max_retries": 0, "system_role": True}
-    (tmp_path / "mkdocs.yml").write_text(
-        yaml.safe_dump({"site_name": "t", "plugins": [{"commit-digest": {"cache_dir": "cache", "llm": llm}}]})
-    )
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    cli_project(tmp_path, monkeypatch, [commit], llm)
     started = time.monotonic()
     assert main(["analyze"]) == 1
     took = time.monotonic() - started

@@ -9,13 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from commit_digest.analysis.reply_watch import LoopWatch, most_items_in
 from commit_digest.cli import main
 from commit_digest.models import AnalysisStatus, CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
-from tests.analysis.conftest import API_KEY, make_commit
+from tests.analysis.conftest import API_KEY, cli_project, make_commit
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, analysis_content, completion, error, looping
 
 START = '{"change_type": "feature", "importance": "low", "summary": ['
@@ -23,14 +22,10 @@ START = '{"change_type": "feature", "importance": "low", "summary": ['
 
 def _setup(tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch, index: int, **llm: object):
     commit = make_commit(index)
-    with AnalysisStore(tmp_path / "cache") as store:
-        store.merge(CommitRecord(commit=commit))
-    # The system message taken as read: the first request of a run that judges it goes whole.
-    llm = {"base_url": server.base_url, "max_retries": 0, "system_role": True, **llm}
-    options = {"cache_dir": "cache", "llm": llm}
-    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "plugins": [{"commit-digest": options}]}))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    # The system message taken as read, so that the first request streams as every later one does.
+    cli_project(
+        tmp_path, monkeypatch, [commit], {"base_url": server.base_url, "max_retries": 0, "system_role": True, **llm}
+    )
     return commit
 
 

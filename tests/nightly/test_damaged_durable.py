@@ -450,3 +450,40 @@ def test_a_night_killed_inside_the_save_leaves_files_the_next_night_restores(cle
     assert clean.night(cache, durable, site) == 0
     assert clean.export_of(cache) == export
     assert _snapshot(durable) == saved
+
+
+def test_a_full_cache_stops_translations_as_it_stops_analyses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: `translate` logged each failed write with a traceback and went on paying for the rest
+    (issue 46: the three passes had drifted); now every pass stops at the first write that fails."""
+    from tests.analysis.bilingual_replies import language_responder, stored_analysis
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: t\nplugins:\n  - commit-digest:\n      languages: [zh, en]\n", encoding="utf-8")
+    with FakeOpenAIServer() as server, mounted(tmp_path / "disk", "size=4m") as disk:
+        server.responder = language_responder  # type: ignore[assignment]
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-full-cache-test-0123456789")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        cache = disk / "cache"
+        with AnalysisStore(cache) as store:
+            store.merge_all(
+                [
+                    CommitRecord(commit=make_commit(number), analysis=stored_analysis(minutes=number))
+                    for number in range(200, 240)
+                ]
+            )
+        filler = fill_disk(disk, room=256 * 1024)
+        done = subprocess.run(
+            [sys.executable, "-m", "commit_digest.cli", "translate", "-f", str(config), "--cache", str(cache)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": "10000"},
+            check=False,
+        )
+        filler.unlink()
+        error = done.stderr
+        assert done.returncode == 2 and "Traceback" not in error, error
+        (line,) = [line for line in error.splitlines() if "error" in line]
+        assert line.startswith("commit-digest translate: error: cannot write ") and "disk is full" in line
+        with AnalysisStore(cache) as store:
+            translated = sum(1 for record in store.records() if record.analysis and record.analysis.translations)
+        assert len(server.chat_requests) - translated <= 8  # paid and not kept: at most those in flight

@@ -228,7 +228,8 @@ def run_pool(
 ) -> None:
     """Runs ``work`` on ``items`` with up to ``concurrency`` at once, a progress line saying
     ``doing``; ``figures`` gives the line's (failed, tokens) so far. ``work`` stores its own
-    result; a raising item goes to ``on_error`` (called inside the ``except``) and the rest go on.
+    result; a raising item goes to ``on_error`` (called inside the ``except``) and the rest go on,
+    except a StoreError, which stops the pool (every pass alike).
 
     Items are handed out one at a time as workers free up, so a stop (``stopping``) starts no new
     one: the items in flight get until the stop's deadline to store their answers, and those still
@@ -262,6 +263,10 @@ def run_pool(
                     item = running.pop(future)
                     try:
                         result = future.result()
+                    except StoreError:
+                        # The store cannot keep what is paid for (a full disk): no new request
+                        # starts, whatever the pass, and the one line says why.
+                        raise
                     except Exception as error:  # noqa: BLE001 - one item's bug must not stop the paid work of the rest
                         on_error(item, error)
                     else:
@@ -312,10 +317,6 @@ def run_analysis(
     started = clock()
 
     def failed(record: CommitRecord, error: Exception) -> None:
-        if isinstance(error, StoreError):
-            # The store cannot keep what is paid for (a full disk): no new request is started, and
-            # the one line says why instead of a traceback per commit.
-            raise error
         logger.exception("%s: the analysis raised; it is retried next run", record.commit.short_sha)
         summary.add_error(record, error)
 

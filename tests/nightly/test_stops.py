@@ -751,3 +751,37 @@ def test_a_build_stopped_while_its_workers_render_ends_at_once_without_a_traceba
         f"commit-digest build: stopped by {signum.name}: nothing new stored, 0 requests in flight abandoned"
     ]
     assert not site.exists()  # nothing half-built was published
+
+
+def test_after_a_stop_no_translation_batch_is_submitted_and_none_collected(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """Before: `translate --batch` submitted and collected after a stop, as `analyze --batch` did not
+    (issue 46: the passes had drifted)."""
+    from commit_digest.analysis import translate_batch
+    from commit_digest.analysis.llm_client import LlmClient
+    from commit_digest.analysis.runner import Selection
+    from commit_digest.analysis.translate_pass import translation_jobs
+    from commit_digest.analysis.translation import Translator
+    from commit_digest.settings import DigestSettings
+
+    server.responder = language_responder  # type: ignore[assignment]
+    settings = DigestSettings(languages=["zh", "en"], llm=make_settings(server.base_url).llm)
+    client = LlmClient(settings.llm, api_key="sk-test-0123456789abcdefSECRET")
+    translator = Translator(client, settings)
+    with AnalysisStore(tmp_path / "cache") as store:
+        for number in range(4):
+            store.merge(CommitRecord(commit=make_commit(300 + number), analysis=stored_analysis(minutes=number)))
+        jobs = translation_jobs(store.records(), ["zh", "en"], Selection(zone=settings.zone))
+        assert translate_batch.submit(store, translator, client, jobs[:2]).submitted  # open before the stop
+        sent = len(server.requests)
+        with stopping.handling("commit-digest translate"):
+            stopping.set_grace(600)  # this process is the test's: no watchdog may end it
+            stopping.cooperate()
+            signal.raise_signal(TERM)
+            assert stopping.stop_requested()
+            assert translate_batch.submit(store, translator, client, jobs[2:]).submitted == {}
+            assert translate_batch.collect(store, translator, client).by_status == {}
+        assert len(server.requests) == sent
+        assert len(translate_batch.open_translate_batches(store)) == 1  # collected by the next run
+    client.close()

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
+from commit_digest import stopping
 from commit_digest.analysis.batch import (
     MAX_LINES_PER_BATCH,
     BatchReport,
@@ -86,7 +87,7 @@ def submit(
 ) -> BatchReport:
     report = BatchReport()
     jobs = jobs[:MAX_LINES_PER_BATCH]
-    if not jobs:
+    if not jobs or stopping.stop_requested():
         return report
     requests = [
         (job_custom_id(job), translator.request_body(job.record.commit, job.analysis, job.language)) for job in jobs
@@ -128,6 +129,8 @@ def collect(store: AnalysisStore, translator: Translator, client: LlmClient) -> 
     report = BatchReport()
     batches = open_translate_batches(store)
     for batch_id, info in list(batches.items()):
+        if stopping.stop_requested():
+            break  # each batch is collected whole or not at all: the rest wait for the next run
         state = client.batch_state(batch_id)
         if not state.finished:
             report.still_running[batch_id] = state.status
@@ -146,6 +149,7 @@ def collect(store: AnalysisStore, translator: Translator, client: LlmClient) -> 
             if result.value is not None:
                 translated = analysis.with_translation(language, result.value)
                 store.merge(CommitRecord(commit=record.commit, analysis=translated))
+                stopping.kept("translations")
             else:
                 problem = f"into {language}: {result.status.value}: {result.error}"
                 report.problems.append(f"{record.commit.short_sha}: {problem}")

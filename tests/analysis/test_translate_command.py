@@ -337,3 +337,18 @@ def test_a_translation_below_the_quality_floor_is_asked_once_more_then_fails(
     server.reset()  # a later run asks again
     assert _translate(cache_dir, config) == 0
     assert len(server.chat_requests) == 2
+
+
+@pytest.mark.parametrize("nothing", ["N/A", "暂无。", "None."])
+def test_a_translated_insight_with_nothing_to_say_is_null_as_in_an_analysis(nothing: str) -> None:
+    """Before: "N/A is empty" held on the analysis's own wording only; a translation saying "N/A"
+    for an insight its source left null broke the source's structure and was paid for again."""
+    from commit_digest.analysis.translation import parse_translation
+    from tests.analysis.bilingual_replies import translated
+
+    source = stored_analysis().text()
+    assert source.insights.security is None
+    reply = translated(json.loads(source.model_dump_json(exclude={"provenance"})))
+    reply["insights"]["security"] = nothing
+    parsed = parse_translation(json.dumps(reply, ensure_ascii=False), source=source, extract=False)
+    assert parsed.insights.security is None

@@ -77,13 +77,14 @@ class LlmImpact(_LlmModel):
 _NOTHING_TO_SAY = frozenset({"n/a", "na", "none", "null", "nothing", "-", "—", "无", "暂无", "没有", "不适用"})
 
 
-def _nothing_is_null(value: object) -> object:
+def nothing_is_null(value: object) -> object:
+    """A text that says there is nothing to say, as null (every wording model reads insights so)."""
     if isinstance(value, str) and value.strip().rstrip(".。").casefold() in _NOTHING_TO_SAY:
         return None
     return value
 
 
-_Insight = Annotated[_Paragraph | None, BeforeValidator(_nothing_is_null)]
+_Insight = Annotated[_Paragraph | None, BeforeValidator(nothing_is_null)]
 
 
 class LlmInsights(_LlmModel):

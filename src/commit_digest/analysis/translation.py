@@ -18,7 +18,7 @@ import json
 from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from commit_digest import caps
 from commit_digest.analysis import llm_schema
@@ -62,12 +62,16 @@ class TranslatedImpact(_Reply):
     note: _Note = Field(description="empty when the source's note is empty")
 
 
+# "N/A" where the source's insight is null is null here too, as in an analysis's own wording.
+_Insight = Annotated[_Paragraph | None, BeforeValidator(llm_schema.nothing_is_null)]
+
+
 class TranslatedInsights(_Reply):
-    architecture: _Paragraph | None = Field(description="null when the source's is null")
-    performance: _Paragraph | None = Field(description="null when the source's is null")
-    security: _Paragraph | None = Field(description="null when the source's is null")
-    maintainability: _Paragraph | None = Field(description="null when the source's is null")
-    compatibility: _Paragraph | None = Field(description="null when the source's is null")
+    architecture: _Insight = Field(description="null when the source's is null")
+    performance: _Insight = Field(description="null when the source's is null")
+    security: _Insight = Field(description="null when the source's is null")
+    maintainability: _Insight = Field(description="null when the source's is null")
+    compatibility: _Insight = Field(description="null when the source's is null")
 
 
 class TranslatedRecommendation(_Reply):

@@ -208,8 +208,8 @@ def _analysis_of_line(analyzer: LlmAnalyzer, record: CommitRecord, line: dict[st
     if isinstance(reply, str):
         return analyzer.unsuccessful(record.commit, AnalysisStatus.FAILED, reply, TokenUsage())
     verdict = analyzer.judge(reply)
-    if verdict.analysis is not None:
-        return analyzer.successful(record.commit, verdict.analysis, reply.usage)
+    if verdict.value is not None:
+        return analyzer.successful(record.commit, verdict.value, reply.usage)
     if verdict.refusal is not None:
         return analyzer.unsuccessful(
             record.commit, AnalysisStatus.REFUSED, f"the model refused: {verdict.refusal}", reply.usage

@@ -13,10 +13,11 @@ from typing import Any, Generic, TypeVar
 
 from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, session_for, utc_now
 from commit_digest.analysis.llm_client import LlmClient
-from commit_digest.analysis.llm_errors import InvalidReplyError, LlmError
-from commit_digest.analysis.llm_reply import ChatReply, stopped_problem
+from commit_digest.analysis.llm_errors import LlmError
+from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.prompt import new_boundary
 from commit_digest.analysis.servers.session import ChatRequest, LlmSession
+from commit_digest.analysis.verdict import Verdict
 from commit_digest.models import AnalysisStatus, TokenUsage
 from commit_digest.settings import DigestSettings
 
@@ -27,16 +28,6 @@ R = TypeVar("R")
 
 
 @dataclass(frozen=True)
-class Verdict(Generic[T]):
-    """What one reply means: the parsed value, a refusal, a cut-off, or an invalid reply."""
-
-    value: T | None = None
-    refusal: str | None = None
-    cut_off: bool = False
-    invalid: str | None = None
-
-
-@dataclass(frozen=True)
 class Outcome(Generic[R]):
     """One attempt: the value to store (status ok only), or the reason there is none."""
 
@@ -44,22 +35,6 @@ class Outcome(Generic[R]):
     usage: TokenUsage
     value: R | None = None
     error: str | None = None
-
-
-def judge_reply(reply: ChatReply, parse: Callable[[str], T]) -> Verdict[T]:
-    """The verdict on ``reply``; ``parse`` reads its content and raises InvalidReplyError."""
-    if reply.refusal or reply.finish_reason == "content_filter":
-        return Verdict(refusal=(reply.refusal or "the provider's content filter stopped the reply").strip())
-    if reply.stopped is not None:
-        return Verdict(invalid=stopped_problem(reply))
-    if reply.finish_reason == "length":
-        return Verdict(cut_off=True)
-    if not reply.content:
-        return Verdict(invalid="the reply is empty")
-    try:
-        return Verdict(value=parse(reply.content))
-    except InvalidReplyError as error:
-        return Verdict(invalid=str(error))
 
 
 def outcome_of(

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from commit_digest import caps
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError, LlmContextError, LlmError
-from commit_digest.analysis.llm_reply import ChatReply, stopped_problem
+from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.llm_schema import LlmReply
 from commit_digest.analysis.prompt import (
     PROMPT_CANARY,
@@ -42,6 +41,7 @@ from commit_digest.analysis.prompt import (
 from commit_digest.analysis.quality_floor import floor_problem
 from commit_digest.analysis.reply_size import longest_reply_tokens
 from commit_digest.analysis.servers.session import ChatRequest, LlmSession
+from commit_digest.analysis.verdict import Verdict, judge_reply
 from commit_digest.meaning.taxonomy import Classification, Taxonomy, classify
 from commit_digest.models import Analysis, AnalysisStatus, Commit, TokenUsage
 from commit_digest.settings import DigestSettings
@@ -71,16 +71,6 @@ def utc_now() -> datetime:
 
 def llm_analyzer_name(model: str) -> str:
     return f"llm:{model}"
-
-
-@dataclass(frozen=True)
-class ReplyVerdict:
-    """What one reply means: an analysis, a refusal, a cut-off, or an invalid reply."""
-
-    analysis: LlmReply | None = None
-    refusal: str | None = None
-    cut_off: bool = False
-    invalid: str | None = None
 
 
 class LlmAnalyzer:
@@ -159,31 +149,24 @@ class LlmAnalyzer:
             longest_text=LONGEST_TEXT,
         )
 
-    def judge(self, reply: ChatReply, boundary: str | None = None) -> ReplyVerdict:
+    def judge(self, reply: ChatReply, boundary: str | None = None) -> Verdict[LlmReply]:
         """Classifies one reply; pure apart from the taxonomy and the mode. ``boundary`` is the
         prompt's, which no text of the reply may repeat."""
-        if reply.refusal or reply.finish_reason == "content_filter":
-            return ReplyVerdict(refusal=(reply.refusal or "the provider's content filter stopped the reply").strip())
-        if reply.stopped is not None:
-            return ReplyVerdict(invalid=stopped_problem(reply))
-        if reply.finish_reason == "length":
-            return ReplyVerdict(cut_off=True)
-        if not reply.content:
-            return ReplyVerdict(invalid="the reply is empty")
-        try:
+
+        def parse(content: str) -> LlmReply:
             parsed = llm_schema.parse_reply(
-                reply.content,
+                content,
                 taxonomy=self._taxonomy,
                 canary=PROMPT_CANARY,
                 extract=(reply.form or self.mode) == "text",
                 model=self.reply_model,
             )
-        except InvalidReplyError as error:
-            return ReplyVerdict(invalid=str(error))
-        problem = self.floor_problem(parsed, (PROMPT_CANARY, boundary or ""))
-        if problem is not None:
-            return ReplyVerdict(invalid=f"below the quality floor: {problem}")
-        return ReplyVerdict(analysis=parsed)
+            problem = self.floor_problem(parsed, (PROMPT_CANARY, boundary or ""))
+            if problem is not None:
+                raise InvalidReplyError(f"below the quality floor: {problem}")
+            return parsed
+
+        return judge_reply(reply, parse)
 
     def floor_problem(self, reply: LlmReply, markers: tuple[str, ...]) -> str | None:
         """The first wording of ``reply`` below the quality floor, or None."""
@@ -236,8 +219,8 @@ class LlmAnalyzer:
                 return self.unsuccessful(commit, AnalysisStatus.FAILED, str(error), usage)
             usage += reply.usage
             verdict = self.judge(reply, prompt.boundary)
-            if verdict.analysis is not None:
-                return self.successful(commit, verdict.analysis, usage)
+            if verdict.value is not None:
+                return self.successful(commit, verdict.value, usage)
             if verdict.refusal is not None:
                 return self.unsuccessful(commit, AnalysisStatus.REFUSED, f"the model refused: {verdict.refusal}", usage)
             if verdict.cut_off:

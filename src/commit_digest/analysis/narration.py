@@ -22,12 +22,13 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, ask, judge_reply
+from commit_digest.analysis.exchange import Outcome, StructuredWriter, ask
 from commit_digest.analysis.llm_client import LlmClient, strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.prompt import prompt_language_name, render
 from commit_digest.analysis.quality_floor import looped_sentence, reads_as_prose
+from commit_digest.analysis.verdict import Verdict, judge_reply
 from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
 from commit_digest.settings import DigestSettings
 from commit_digest.site.model.calendar import IsoWeek

@@ -22,12 +22,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 
 from commit_digest import caps
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.exchange import Outcome, StructuredWriter, Verdict, ask, judge_reply
+from commit_digest.analysis.exchange import Outcome, StructuredWriter, ask
 from commit_digest.analysis.llm_client import strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.prompt import prompt_language_name, render
 from commit_digest.analysis.quality_floor import floor_problem
+from commit_digest.analysis.verdict import Verdict, judge_reply
 from commit_digest.models import (
     Analysis,
     AnalysisStatus,

@@ -1,7 +1,7 @@
-"""One structured request to the LLM, as translations and week narratives make it: what a reply
-means (a value, a refusal, a cut-off, an invalid reply), what an attempt comes to, and the rule
-that an invalid reply is asked again once. Analyses have rules of their own (a cut-off reply is
-asked again with a smaller diff) and keep them in llm_analyzer.py.
+"""One structured request to the LLM, as translations and week narratives make it: what an attempt
+comes to (from its reply's ``verdict``), and the rule that an invalid reply is asked again once.
+Analyses have rules of their own (a cut-off reply is asked again with a smaller diff) and keep them
+in llm_analyzer.py.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -697,24 +698,60 @@ def test_translate_stopped_after_the_third_stored_translation(
 # -- the Batch API ------------------------------------------------------------------------------
 
 
-def test_after_a_stop_no_batch_is_submitted_and_none_collected(server: FakeOpenAIServer, tmp_path: Path) -> None:
-    from commit_digest.analysis import batch
+@contextmanager
+def _handling_stops(command: str) -> Iterator[None]:
+    """``command``'s stop handling in this process, with a fresh state: a stop raised in the block
+    (``_stop``) is seen by what runs after it."""
+    with stopping.handling(command):
+        stopping.set_grace(600)  # this process is the test's: no watchdog may end it
+        stopping.cooperate()
+        yield
 
-    analyzer, client = make_analyzer(make_settings(server.base_url), [])
-    with AnalysisStore(tmp_path / "cache") as store:
-        stored_commits(tmp_path / "cache")
-        records = list(store.records())
-        assert batch.submit(store, analyzer, client, records[:2]).submitted  # one batch open before the stop
+
+def _stop() -> None:
+    signal.raise_signal(TERM)
+    assert stopping.stop_requested()
+
+
+def _batch_pass(kind: str, server: FakeOpenAIServer, store: AnalysisStore) -> tuple[Any, Any, Any, list[Any], Any]:
+    """The Batch API pass of ``kind`` over four stored commits: its module, writer, client, items
+    and the reader of its open batches."""
+    from commit_digest.analysis import batch, translate_batch
+    from commit_digest.analysis.llm_client import LlmClient
+    from commit_digest.analysis.runner import Selection
+    from commit_digest.analysis.translate_pass import translation_jobs
+    from commit_digest.analysis.translation import Translator
+    from commit_digest.settings import DigestSettings
+
+    if kind == "analyses":
+        analyzer, client = make_analyzer(make_settings(server.base_url), [])
+        stored_commits(Path(store.directory))
+        return batch, analyzer, client, list(store.records()), batch.open_batches
+    server.responder = language_responder  # type: ignore[assignment]
+    settings = DigestSettings(languages=["zh", "en"], llm=make_settings(server.base_url).llm)
+    client = LlmClient(settings.llm, api_key="sk-test-0123456789abcdefSECRET")
+    for number in range(4):
+        store.merge(CommitRecord(commit=make_commit(300 + number), analysis=stored_analysis(minutes=number)))
+    jobs = translation_jobs(store.records(), ["zh", "en"], Selection(zone=settings.zone))
+    return translate_batch, Translator(client, settings), client, jobs, translate_batch.open_translate_batches
+
+
+@pytest.mark.parametrize("kind", ["analyses", "translations"])
+def test_after_a_stop_no_batch_is_submitted_and_none_collected(
+    kind: str, server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """Before, for translations: `translate --batch` submitted and collected after a stop, as
+    `analyze --batch` did not (issue 46: the passes had drifted)."""
+    command = "commit-digest analyze" if kind == "analyses" else "commit-digest translate"
+    with AnalysisStore(tmp_path / "cache") as store, _handling_stops(command):
+        module, writer, client, items, open_batches = _batch_pass(kind, server, store)
+        assert module.submit(store, writer, client, items[:2]).submitted  # one batch open before the stop
         sent = len(server.requests)
-        with stopping.handling("commit-digest analyze"):
-            stopping.set_grace(600)  # this process is the test's: no watchdog may end it
-            stopping.cooperate()
-            signal.raise_signal(TERM)
-            assert stopping.stop_requested()
-            assert batch.submit(store, analyzer, client, records[2:]).submitted == {}
-            assert batch.collect(store, analyzer, client).by_status == {}
+        _stop()
+        assert module.submit(store, writer, client, items[2:]).submitted == {}
+        assert module.collect(store, writer, client).by_status == {}
         assert len(server.requests) == sent
-        assert len(batch.open_batches(store)) == 1  # collected by the next run
+        assert len(open_batches(store)) == 1  # collected by the next run
     client.close()
 
 
@@ -751,37 +788,3 @@ def test_a_build_stopped_while_its_workers_render_ends_at_once_without_a_traceba
         f"commit-digest build: stopped by {signum.name}: nothing new stored, 0 requests in flight abandoned"
     ]
     assert not site.exists()  # nothing half-built was published
-
-
-def test_after_a_stop_no_translation_batch_is_submitted_and_none_collected(
-    server: FakeOpenAIServer, tmp_path: Path
-) -> None:
-    """Before: `translate --batch` submitted and collected after a stop, as `analyze --batch` did not
-    (issue 46: the passes had drifted)."""
-    from commit_digest.analysis import translate_batch
-    from commit_digest.analysis.llm_client import LlmClient
-    from commit_digest.analysis.runner import Selection
-    from commit_digest.analysis.translate_pass import translation_jobs
-    from commit_digest.analysis.translation import Translator
-    from commit_digest.settings import DigestSettings
-
-    server.responder = language_responder  # type: ignore[assignment]
-    settings = DigestSettings(languages=["zh", "en"], llm=make_settings(server.base_url).llm)
-    client = LlmClient(settings.llm, api_key="sk-test-0123456789abcdefSECRET")
-    translator = Translator(client, settings)
-    with AnalysisStore(tmp_path / "cache") as store:
-        for number in range(4):
-            store.merge(CommitRecord(commit=make_commit(300 + number), analysis=stored_analysis(minutes=number)))
-        jobs = translation_jobs(store.records(), ["zh", "en"], Selection(zone=settings.zone))
-        assert translate_batch.submit(store, translator, client, jobs[:2]).submitted  # open before the stop
-        sent = len(server.requests)
-        with stopping.handling("commit-digest translate"):
-            stopping.set_grace(600)  # this process is the test's: no watchdog may end it
-            stopping.cooperate()
-            signal.raise_signal(TERM)
-            assert stopping.stop_requested()
-            assert translate_batch.submit(store, translator, client, jobs[2:]).submitted == {}
-            assert translate_batch.collect(store, translator, client).by_status == {}
-        assert len(server.requests) == sent
-        assert len(translate_batch.open_translate_batches(store)) == 1  # collected by the next run
-    client.close()

@@ -52,7 +52,7 @@ def test_a_reply_repeating_one_list_item_is_stopped_at_its_third_repeat(
     assert len(server.chat_requests_for(commit.sha)) == 2  # an invalid reply is asked once more, as before
     assert all(request.json["stream"] is True for request in server.chat_requests_for(commit.sha))
     said = capsys.readouterr().err
-    assert "failed 1" in said or "failed 1" in said.replace("  ", " ")
+    assert "analysed 1 of 1 commits" in said and "failed 1" in said
 
 
 def test_a_text_repeating_one_sentence_is_stopped_while_it_is_still_being_written(
@@ -263,3 +263,43 @@ def test_translations_and_narratives_are_stopped_past_their_own_longest_text(ser
     assert Translator(client, settings).chat_request(messages, {}).longest_text == 2 * 2_000
     assert NarrativeWriter(client, settings).chat_request(messages, {}).longest_text == 2 * 1_500
     client.close()
+
+
+@pytest.mark.parametrize(
+    "data",
+    ["[1]", "null", '"text"', '{"choices": 5}', '{"choices": [{"delta": {"content": 7}}]}', "{not json"],
+)
+def test_an_event_that_is_no_chunk_is_an_invalid_reply(data: str) -> None:
+    from commit_digest.analysis.llm_errors import InvalidReplyError
+    from commit_digest.analysis.llm_reply import StreamedReply
+
+    with pytest.raises(InvalidReplyError):
+        StreamedReply().add(data)
+
+
+def test_the_lines_of_an_event_stream_other_than_data_are_left_alone() -> None:
+    from commit_digest.analysis.llm_reply import event_data
+
+    for line in (": ping", "event: message", "id: 3", "retry: 10", "", "data:", "data: [DONE]"):
+        assert event_data(line) is None, line
+    assert event_data('data:{"a": 1}') == '{"a": 1}'  # the space after the colon is optional
+
+
+def test_a_stream_with_crlf_lines_comments_and_no_usage_is_read(
+    server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commit = _setup(tmp_path, server, monkeypatch, 42)
+    content = analysis_content()
+    events = [
+        ": keep-alive",
+        "event: message",
+        "data: " + json.dumps({"choices": [{"delta": {"content": content[:50]}}]}),
+        "data:" + json.dumps({"choices": [{"delta": {"content": content[50:]}}]}),
+        "data: " + json.dumps({"choices": [{"delta": {}, "finish_reason": "stop"}]}),
+        "data: [DONE]",
+    ]
+    body = "".join(f"{line}\r\n\r\n" for line in events).encode()
+    server.script(commit.sha, Reply(body=body, content_type="text/event-stream; charset=utf-8"))
+    assert main(["analyze"]) == 0
+    record = _stored(tmp_path, commit)
+    assert record.analysis is not None and record.analysis.ok

@@ -167,13 +167,6 @@ def capped_chunks(
         yield chunk
 
 
-def capped_body(
-    chunks: Iterable[bytes], limit: int, *, before: float = math.inf, clock: Callable[[], float] = time.monotonic
-) -> bytes:
-    """A whole reply body, read as ``capped_chunks`` reads it."""
-    return b"".join(capped_chunks(chunks, limit, before=before, clock=clock))
-
-
 def utf8_body(body: bytes) -> str:
     """A reply body as JSON must be: UTF-8. The HTTP client would put U+FFFD for each bad byte and
     the reply be stored as ok with them in its text; here such a body is an invalid reply."""

@@ -1,7 +1,8 @@
-"""The analysis store: commits and their analyses, the weeks' narratives and the releases, as typed values.
+"""The analysis store: commits and their analyses, the weeks' narratives, the days' briefs and the
+releases, as typed values.
 
 One record per commit, keyed by repository and sha; beside the commits, each week's narrative per
-platform (``narratives``) and each release tag of a repository with the commits it released first
+platform (``narratives``), each day's brief per platform (``briefs``) and each release tag of a repository with the commits it released first
 (``releases``), under keys of their own. Values are JSON text, never pickles, kept in the rows of
 ``rows`` (the only user of diskcache): this module names the keys, cleans what enters, merges what
 meets (``merge``) and parses what is read. Analyses are paid for, so the rows are never evicted:
@@ -21,6 +22,7 @@ from typing import Self
 from commit_digest.errors import StoreError
 from commit_digest.meaning.releases import Release, ordered
 from commit_digest.models import Analysis, Commit, CommitRecord
+from commit_digest.store.briefs import DayBrief
 from commit_digest.store.hygiene import clean_record
 from commit_digest.store.leases import Lease
 from commit_digest.store.merge import merge_records
@@ -32,6 +34,7 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.store.analysis_store")
 _RECORD_PREFIX = "commit/"
 _NARRATIVE_PREFIX = "narrative/"
 _RELEASE_PREFIX = "release/"
+_BRIEF_PREFIX = "brief/"
 
 
 def record_key(repository: str, sha: str) -> str:
@@ -40,6 +43,10 @@ def record_key(repository: str, sha: str) -> str:
 
 def narrative_key(week: str, platform: str) -> str:
     return f"{_NARRATIVE_PREFIX}{week}/{platform}"
+
+
+def brief_key(day: str, platform: str) -> str:
+    return f"{_BRIEF_PREFIX}{day}/{platform}"
 
 
 def release_key(repository: str, tag: str) -> str:
@@ -213,6 +220,38 @@ class AnalysisStore:
             text = self._rows.read(key)
             if text is not None:
                 stored = self._parse_narrative(key, text)
+                if stored == incoming or stored.provenance.created_at >= incoming.provenance.created_at:
+                    return False
+            self._rows.write(key, incoming.model_dump_json())
+            return True
+
+    # -- briefs: each day's few sentences per platform, asked again when the day's analyses change --
+
+    def brief(self, day: str, platform: str) -> DayBrief | None:
+        """The brief of ``day`` ("2026-03-04") on ``platform`` ("rocm", or "all": the whole day's), or None."""
+        key = brief_key(day, platform)
+        text = self._rows.read(key)
+        return None if text is None else self._rows.parsed(key, text, DayBrief)
+
+    def briefs(self) -> Iterator[DayBrief]:
+        """Every stored brief, by day (oldest first), then platform id."""
+        for key in self._rows.keys(_BRIEF_PREFIX):
+            text = self._rows.read(key)
+            if text is not None:
+                yield self._rows.parsed(key, text, DayBrief)
+
+    def put_brief(self, brief: DayBrief) -> None:
+        """Stores ``brief``, replacing the day's brief on its platform (its analyses changed, or a rewrite)."""
+        self._rows.write(brief_key(*brief.key), brief.model_dump_json())
+
+    def merge_brief(self, incoming: DayBrief) -> bool:
+        """Stores ``incoming`` unless the stored brief of its day and platform is as new or newer
+        (restoring an older durable form never undoes a newer brief); True when it was stored."""
+        key = brief_key(*incoming.key)
+        with self._rows.transaction(f"cannot write {key} to the store"):
+            text = self._rows.read(key)
+            if text is not None:
+                stored = self._rows.parsed(key, text, DayBrief)
                 if stored == incoming or stored.provenance.created_at >= incoming.provenance.created_at:
                     return False
             self._rows.write(key, incoming.model_dump_json())

@@ -29,9 +29,9 @@ from zoneinfo import ZoneInfo
 from benchmarks.site_bytes import configured_languages, measure_site, report_site
 from benchmarks.steps import PROJECT, run_step, write_project
 
-from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore

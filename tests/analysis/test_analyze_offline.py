@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.cli import main
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore

@@ -7,7 +7,7 @@ from datetime import UTC, timedelta
 
 import pytest
 
-from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, CommitRecord, Provenance
 from commit_digest.site.model.index import build_index

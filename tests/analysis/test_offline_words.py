@@ -15,16 +15,15 @@ from typing import get_args
 import pytest
 import yaml
 
-from commit_digest.analysis import offline_rules
-from commit_digest.analysis.offline import offline_words
 from commit_digest.errors import InputError
-from commit_digest.meaning import vocabulary
+from commit_digest.meaning import offline_rules, vocabulary
+from commit_digest.meaning.offline import offline_words
 from commit_digest.meaning.vocabulary import change_type_name, importance_name
 from commit_digest.models import ChangeType, Importance
 from commit_digest.settings import Language
 from commit_digest.words import read_words
 
-WORDS = resources.files("commit_digest.analysis").joinpath("words")
+WORDS = resources.files("commit_digest.meaning").joinpath("offline_words")
 VOCABULARY_WORDS = resources.files("commit_digest.meaning").joinpath("words")
 LANGUAGES: tuple[str, ...] = get_args(Language)
 

@@ -2,8 +2,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from commit_digest.analysis.offline import OfflineAnalyzer, clip_sentence, message_points
-from commit_digest.analysis.offline_rules import part_label, series_part
+from commit_digest.meaning.offline import OfflineAnalyzer, clip_sentence, message_points
+from commit_digest.meaning.offline_rules import part_label, series_part
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import Analysis, ChangeType, FileChange, FileStatus, Importance
 from commit_digest.settings import Language

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.cli import main
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import ChangeType, Commit, CommitRecord, Importance
 from commit_digest.store.analysis_store import AnalysisStore

@@ -6,7 +6,7 @@ from importlib import resources
 
 import pytest
 
-from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
 from commit_digest.models import CommitRecord
 from commit_digest.store.exchange import read_all_records

@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisText, CommitRecord, Importance
 from commit_digest.search.documents import search_document

@@ -6,7 +6,7 @@ record (``failure``); its details are in the store (``show``) and the logs, neve
 
 from __future__ import annotations
 
-from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.models import CommitRecord
 from commit_digest.store.analysis_store import AnalysisStore
 

@@ -7,8 +7,8 @@ import dataclasses
 
 from rich.console import Console
 
-from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.runner import RunSummary, Selection, run_analysis, select_records
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.models import Analysis
 from commit_digest.store.analysis_store import AnalysisStore
 

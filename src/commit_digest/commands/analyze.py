@@ -89,8 +89,8 @@ def _selection(args: argparse.Namespace, settings: DigestSettings) -> Selection:
 
 
 def _run_offline(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxonomy, console: Console) -> int:
-    from commit_digest.analysis.offline import OfflineAnalyzer
     from commit_digest.analysis.offline_pass import analyse_offline
+    from commit_digest.meaning.offline import OfflineAnalyzer
 
     with open_store(settings) as store:
         analyzer = OfflineAnalyzer(taxonomy, settings.language)
@@ -101,7 +101,7 @@ def _run_offline(args: argparse.Namespace, settings: DigestSettings, taxonomy: T
 
 def _offline_beside_failures(store: Any, settings: DigestSettings, taxonomy: Taxonomy, name: str) -> None:
     from commit_digest.analysis.fallback import offline_beside_failures
-    from commit_digest.analysis.offline import OfflineAnalyzer
+    from commit_digest.meaning.offline import OfflineAnalyzer
 
     offline_beside_failures(store, OfflineAnalyzer(taxonomy, settings.language), name, settings.repository)
 

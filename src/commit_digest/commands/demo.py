@@ -16,7 +16,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
 from commit_digest.commands.common import (
@@ -27,6 +26,7 @@ from commit_digest.commands.common import (
     unwritable_reason,
 )
 from commit_digest.errors import InputError, StoreError
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import LANGUAGE_CODES
 from commit_digest.store.exchange import read_all_records

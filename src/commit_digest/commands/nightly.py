@@ -32,7 +32,6 @@ from typing import Any
 from rich.console import Console
 
 from commit_digest import environment, stopping
-from commit_digest.analysis.offline import OfflineAnalyzer
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.runner import Selection
 from commit_digest.collect.base import CommitSource
@@ -50,6 +49,7 @@ from commit_digest.commands.night_checks import check_night, choose_repository
 from commit_digest.commands.night_steps import NightReport, StepReport, step
 from commit_digest.commands.restore import release_patterns
 from commit_digest.errors import CommitDigestError, InputError, StoreError
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import Taxonomy, load_taxonomy
 from commit_digest.settings import DigestSettings
 from commit_digest.site.build.size_guard import SiteTooLargeError

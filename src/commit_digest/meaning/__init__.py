@@ -8,4 +8,6 @@
 - ``releases``: the first release that carries each commit.
 - ``pr_template``: PR-template boilerplate, taken out of a message before anything reads it.
 - ``vocabulary``: the names of change types and importance levels in each output language.
+- ``offline``: a complete analysis of a commit without an LLM (its judgements in ``offline_rules``,
+  its sentences in ``offline_words/<language>.yml``).
 """

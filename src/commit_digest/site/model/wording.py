@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import TEXT_FIELDS, Analysis, CommitRecord, LanguageCode
 

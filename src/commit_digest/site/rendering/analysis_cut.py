@@ -7,7 +7,7 @@ near), so every section, item and label of the analysis is still there, only sho
 
 from __future__ import annotations
 
-from commit_digest.analysis.offline import clip_sentence
+from commit_digest.meaning.offline import clip_sentence
 from commit_digest.models import Analysis, ImpactItem, Recommendation, TechnicalInsights
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from commit_digest.analysis.offline import OfflineAnalyzer
+from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.site import paths
 from commit_digest.site.rendering.analysis_cut import clipped_analysis
 from commit_digest.site.rendering.escape import html_fill, html_fill_each, html_join, html_paragraphs, title_html

@@ -12,7 +12,7 @@ from collections import defaultdict
 from importlib import resources
 from typing import get_args
 
-from commit_digest.analysis.offline_rules import (
+from commit_digest.meaning.offline_rules import (
     Judgement,
     bare_title,
     changes_default,
@@ -45,11 +45,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
 _FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
-_WORDS = resources.files("commit_digest.analysis").joinpath("words")
+_WORDS = resources.files("commit_digest.meaning").joinpath("offline_words")
 
 
 def offline_words(language: Language) -> Words:
-    """The analyzer's sentences in ``language``, from ``words/<language>.yml`` (read once, checked)."""
+    """The analyzer's sentences in ``language``, from ``offline_words/<language>.yml`` (read once, checked)."""
     return load_words(_WORDS, get_args(Language))[language]
 
 

@@ -155,6 +155,29 @@ def test_a_layer_imports_nothing_above_it(layer: str, above: tuple[str, ...]) ->
     assert {module: found for module, found in leaks.items() if found} == {}
 
 
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        # The site shows what is stored; it never runs an analysis, not even the offline one's pass.
+        ("commit_digest.site", ("analysis",)),
+        # What a commit means is read by rules alone: no LLM pass, no page.
+        ("commit_digest.meaning", ("analysis", "site")),
+    ],
+)
+def test_a_package_imports_none_of_the_packages_it_must_not_know(package: str, forbidden: tuple[str, ...]) -> None:
+    leaks = {
+        module: sorted(name for name in imported if any(_within(name, f"commit_digest.{other}") for other in forbidden))
+        for module, imported in GRAPH.items()
+        if _within(module, package)
+    }
+    assert {module: found for module, found in leaks.items() if found} == {}
+
+
+def _within(module: str, package: str) -> bool:
+    """``module`` is ``package`` or one of its modules (``site`` holds ``site.model``, not ``sitemap``)."""
+    return module == package or module.startswith(f"{package}.")
+
+
 def test_the_cycle_finder_finds_a_cycle_of_two_and_of_three() -> None:
     graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c", "a"}, "f": {"a"}}
     assert sorted(_cycles(graph)) == [["a", "b"], ["c", "d", "e"]]

@@ -29,7 +29,7 @@ from commit_digest.analysis.diff_budget import estimate_tokens
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_pass import analyse_with_llm
-from commit_digest.analysis.runner import Selection
+from commit_digest.analysis.selection import Selection
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import AnalysisStatus, Commit, CommitRecord, FileChange, PatchState, PullRequestInfo
 from commit_digest.settings import DigestSettings, LlmSettings

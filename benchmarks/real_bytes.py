@@ -30,7 +30,7 @@ from benchmarks.site_bytes import configured_languages, measure_site, report_sit
 from benchmarks.steps import PROJECT, run_step, write_project
 
 from commit_digest.analysis.offline_pass import analyse_offline
-from commit_digest.analysis.runner import Selection
+from commit_digest.analysis.selection import Selection
 from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import CommitRecord

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from commit_digest.analysis.batch import BATCHES_META
+from commit_digest.analysis.analyze_task import BATCHES_META
 from commit_digest.analysis.prompt import PROMPT_CANARY
 from commit_digest.cli import main
 from commit_digest.meaning.offline import OfflineAnalyzer

@@ -14,10 +14,11 @@ import pytest
 from pydantic import ValidationError
 
 from commit_digest.analysis.narration import NARRATIVE_CANARY, NARRATIVE_PROMPT_VERSION
-from commit_digest.analysis.narrative_pass import MAX_COMMITS_SENT, WeekRequest, narrative_lease_name
+from commit_digest.analysis.narrative_task import narrative_lease_name
 from commit_digest.cli import main
 from commit_digest.errors import InputError
 from commit_digest.models import Analysis, ChangeType, CommitRecord, Importance, Provenance, TokenUsage
+from commit_digest.plans.weeks import MAX_COMMITS_SENT, WeekRequest
 from commit_digest.site.model.calendar import IsoWeek
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import restore_durable, save_durable
@@ -289,7 +290,7 @@ def test_a_narrative_another_run_is_writing_is_skipped(
         assert store.acquire_lease(narrative_lease_name(LAST.id, "xpu"), lease, lapsed=lambda _: False)
     assert narrate(cache_dir, config) == 0
     assert asked(server) == [(EARLIER.id, "ROCm"), (LAST.id, "ROCm")]
-    assert "1 skipped: another run is writing it" in capsys.readouterr().err
+    assert "1 skipped: another run is narrating it" in capsys.readouterr().err
     assert (LAST.id, "xpu") not in stored(cache_dir)
 
 

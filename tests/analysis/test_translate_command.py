@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from commit_digest.analysis.translate_batch import TRANSLATE_BATCHES_META
-from commit_digest.analysis.translate_pass import translation_lease_name
+from commit_digest.analysis.translate_pass import TRANSLATE_BATCHES_META, translation_lease_name
 from commit_digest.analysis.translation import TRANSLATE_CANARY, TRANSLATE_PROMPT_VERSION
 from commit_digest.cli import main
 from commit_digest.models import Analysis, CommitRecord
@@ -122,7 +121,7 @@ def test_a_failing_translation_fails_alone_and_is_the_only_one_asked_again(
     assert len(server.chat_requests) == 2 + 2 + 1  # the broken one was asked twice
     output = capsys.readouterr().err
     assert "ok 2" in output and "failed 1" in output and "refused 1" in output
-    assert f"{broken[:12]}: failed: into en: invalid reply" in output
+    assert f"{broken[:12]} into en: failed: invalid reply" in output
     analyses = _analyses(cache_dir)
     assert [analyses[sha].languages for sha in shas] == [  # type: ignore[union-attr]
         ("zh", "en"),
@@ -256,7 +255,7 @@ def test_batch_submit_and_collect_store_translations_and_leave_failures_for_the_
     server.batch_status = "completed"
     assert _translate(cache_dir, config, "--batch", "collect") == 1
     output = capsys.readouterr().err
-    assert "collected: ok 3, failed 1" in output and f"{shas[1][:12]}: into en: failed" in output
+    assert "collected: ok 3, failed 1" in output and f"{shas[1][:12]} into en: failed" in output
     analyses = _analyses(cache_dir)
     assert [analyses[sha].languages for sha in shas] == [  # type: ignore[union-attr]
         ("zh", "en"),
@@ -330,7 +329,7 @@ def test_a_translation_below_the_quality_floor_is_asked_once_more_then_fails(
     assert _translate(cache_dir, config) == 1
     assert len(server.chat_requests) == 4  # each asked twice, then failed
     output = capsys.readouterr().err
-    assert f"{junk[:12]}: failed: into en: invalid reply" in output and "below the quality floor" in output
+    assert f"{junk[:12]} into en: failed: invalid reply" in output and "below the quality floor" in output
     analyses = _analyses(cache_dir)
     assert [analyses[sha].languages for sha in shas] == [("zh",), ("zh",)]  # type: ignore[union-attr]
 

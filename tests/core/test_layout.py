@@ -35,7 +35,19 @@ TOP_MODULES = {
     "stopping",
     "environment",
 }
-TOP_PACKAGES = {"analysis", "collect", "commands", "data", "legacy", "meaning", "notify", "search", "site", "store"}
+TOP_PACKAGES = {
+    "analysis",
+    "collect",
+    "commands",
+    "data",
+    "legacy",
+    "meaning",
+    "notify",
+    "plans",
+    "search",
+    "site",
+    "store",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -162,6 +174,9 @@ def test_a_layer_imports_nothing_above_it(layer: str, above: tuple[str, ...]) ->
         ("commit_digest.site", ("analysis",)),
         # What a commit means is read by rules alone: no LLM pass, no page.
         ("commit_digest.meaning", ("analysis", "site")),
+        # How to ask the model knows nothing of pages: what a narrative or brief covers is planned
+        # from the site's read model in ``plans`` (issue 46: site and analysis named each other).
+        ("commit_digest.analysis", ("site", "plans")),
     ],
 )
 def test_a_package_imports_none_of_the_packages_it_must_not_know(package: str, forbidden: tuple[str, ...]) -> None:

@@ -713,27 +713,29 @@ def _stop() -> None:
     assert stopping.stop_requested()
 
 
-def _batch_pass(kind: str, server: FakeOpenAIServer, store: AnalysisStore) -> tuple[Any, Any, Any, list[Any], Any]:
-    """The Batch API pass of ``kind`` over four stored commits: its module, writer, client, items
-    and the reader of its open batches."""
-    from commit_digest.analysis import batch, translate_batch
+def _batch_pass(kind: str, server: FakeOpenAIServer, store: AnalysisStore) -> tuple[Any, Any, list[Any], str]:
+    """The Batch API task of ``kind`` over four stored commits: the task, client, items and the
+    store meta key of its open batches."""
+    from commit_digest.analysis.analyze_task import LlmAnalyzeTask
     from commit_digest.analysis.llm_client import LlmClient
-    from commit_digest.analysis.runner import Selection
-    from commit_digest.analysis.translate_pass import translation_jobs
+    from commit_digest.analysis.selection import Selection, current_for
+    from commit_digest.analysis.translate_pass import TranslateTask, translation_jobs
     from commit_digest.analysis.translation import Translator
     from commit_digest.settings import DigestSettings
 
     if kind == "analyses":
         analyzer, client = make_analyzer(make_settings(server.base_url), [])
         stored_commits(Path(store.directory))
-        return batch, analyzer, client, list(store.records()), batch.open_batches
+        task: Any = LlmAnalyzeTask(analyzer, current_for(analyzer.name))
+        return task, client, list(store.records()), task.batch.meta_key
     server.responder = language_responder  # type: ignore[assignment]
     settings = DigestSettings(languages=["zh", "en"], llm=make_settings(server.base_url).llm)
     client = LlmClient(settings.llm, api_key="sk-test-0123456789abcdefSECRET")
     for number in range(4):
         store.merge(CommitRecord(commit=make_commit(300 + number), analysis=stored_analysis(minutes=number)))
     jobs = translation_jobs(store.records(), ["zh", "en"], Selection(zone=settings.zone))
-    return translate_batch, Translator(client, settings), client, jobs, translate_batch.open_translate_batches
+    task = TranslateTask(Translator(client, settings))
+    return task, client, jobs, task.batch.meta_key
 
 
 @pytest.mark.parametrize("kind", ["analyses", "translations"])
@@ -744,14 +746,16 @@ def test_after_a_stop_no_batch_is_submitted_and_none_collected(
     `analyze --batch` did not (issue 46: the passes had drifted)."""
     command = "commit-digest analyze" if kind == "analyses" else "commit-digest translate"
     with AnalysisStore(tmp_path / "cache") as store, _handling_stops(command):
-        module, writer, client, items, open_batches = _batch_pass(kind, server, store)
-        assert module.submit(store, writer, client, items[:2]).submitted  # one batch open before the stop
+        from commit_digest.analysis import batches
+
+        task, client, items, meta_key = _batch_pass(kind, server, store)
+        assert batches.submit(store, task, client, items[:2]).submitted  # one batch open before the stop
         sent = len(server.requests)
         _stop()
-        assert module.submit(store, writer, client, items[2:]).submitted == {}
-        assert module.collect(store, writer, client).by_status == {}
+        assert batches.submit(store, task, client, items[2:]).submitted == {}
+        assert batches.collect(store, task, client).by_status == {}
         assert len(server.requests) == sent
-        assert len(open_batches(store)) == 1  # collected by the next run
+        assert len(batches.open_batches(store, meta_key)) == 1  # collected by the next run
     client.close()
 
 

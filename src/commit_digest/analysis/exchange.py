@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, session_for, utc_now
 from commit_digest.analysis.llm_client import LlmClient
@@ -17,6 +16,7 @@ from commit_digest.analysis.llm_errors import LlmError
 from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.prompt import new_boundary
 from commit_digest.analysis.servers.session import ChatRequest, LlmSession
+from commit_digest.analysis.task import Outcome
 from commit_digest.analysis.verdict import Verdict
 from commit_digest.models import AnalysisStatus, TokenUsage
 from commit_digest.settings import DigestSettings
@@ -25,16 +25,6 @@ logger = logging.getLogger("mkdocs.plugins.commit_digest.store.exchange")
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-@dataclass(frozen=True)
-class Outcome(Generic[R]):
-    """One attempt: the value to store (status ok only), or the reason there is none."""
-
-    status: AnalysisStatus
-    usage: TokenUsage
-    value: R | None = None
-    error: str | None = None
 
 
 def outcome_of(
@@ -115,11 +105,11 @@ class StructuredWriter:
             boundary = new_boundary()
         return boundary
 
-    def chat_request(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ChatRequest:
-        """The request of a system and a user message (``messages``, as ``request_body`` has them)."""
+    def chat_request(self, system: str, user: str, schema: dict[str, Any]) -> ChatRequest:
+        """The request of a system and a user message, the same for a direct call and a batch line."""
         return ChatRequest(
-            system=messages[0]["content"],
-            user=messages[1]["content"],
+            system=system,
+            user=user,
             schema=schema,
             max_output_tokens=self._llm.max_output_tokens,
             longest_text=2 * self.longest_cap,

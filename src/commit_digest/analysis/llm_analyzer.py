@@ -132,14 +132,6 @@ class LlmAnalyzer:
             boundary_factory=self._boundary_factory,
         )
 
-    def request_body(self, prompt: Prompt) -> dict[str, object]:
-        """A Batch API line's body."""
-        body = self._client.chat_body(prompt.messages, mode=self.mode, schema=self.schema)
-        for field in ("max_completion_tokens", "max_tokens"):
-            if field in body:
-                body[field] = self.max_output_tokens
-        return body
-
     def chat_request(self, prompt: Prompt) -> ChatRequest:
         return ChatRequest(
             system=prompt.system,
@@ -219,10 +211,8 @@ class LlmAnalyzer:
                 return self.unsuccessful(commit, AnalysisStatus.FAILED, str(error), usage)
             usage += reply.usage
             verdict = self.judge(reply, prompt.boundary)
-            if verdict.value is not None:
-                return self.successful(commit, verdict.value, usage)
-            if verdict.refusal is not None:
-                return self.unsuccessful(commit, AnalysisStatus.REFUSED, f"the model refused: {verdict.refusal}", usage)
+            if verdict.value is not None or verdict.refusal is not None:
+                return self.final(commit, verdict, usage)
             if verdict.cut_off:
                 if shrunk:
                     return self.unsuccessful(
@@ -272,9 +262,20 @@ class LlmAnalyzer:
         )
         return llm_schema.to_analysis(reply, rules=self._rules(commit), taxonomy=self._taxonomy, provenance=provenance)
 
+    def final(self, commit: Commit, verdict: Verdict[LlmReply], usage: TokenUsage, *, note: str = "") -> Analysis:
+        """What a verdict no one asks again after comes to; ``note`` starts the reason of an unusable reply."""
+        if verdict.value is not None:
+            return self.successful(commit, verdict.value, usage)
+        if verdict.refusal is not None:
+            return self.unsuccessful(commit, AnalysisStatus.REFUSED, f"the model refused: {verdict.refusal}", usage)
+        reason = (
+            f"the reply was cut off at {self.max_output_tokens} output tokens"
+            if verdict.cut_off
+            else f"invalid reply: {verdict.invalid}"
+        )
+        return self.unsuccessful(commit, AnalysisStatus.FAILED, f"{note}: {reason}" if note else reason, usage)
+
     def unsuccessful(self, commit: Commit, status: AnalysisStatus, error: str, usage: TokenUsage) -> Analysis:
-        level = logging.INFO if status is AnalysisStatus.PENDING else logging.WARNING
-        logger.log(level, "%s: LLM analysis %s: %s", commit.short_sha, status.value, error)
         provenance = llm_schema.provenance_for(
             analyzer=self.name,
             prompt_version=PROMPT_VERSION,

@@ -145,12 +145,16 @@ class LlmClient:
 
     # -- requests ------------------------------------------------------------------------
 
-    def chat_body(self, messages: list[dict[str, str]], *, mode: str, schema: dict[str, Any] | None) -> dict[str, Any]:
-        """The request body of a Batch API line (the OpenAI API: json_schema where the mode is
-        auto, the output limit in the field it reads)."""
+    def chat_body(
+        self, system: str, user: str, *, schema: dict[str, Any] | None, max_output_tokens: int
+    ) -> dict[str, Any]:
+        """The request body of a Batch API line (the OpenAI API: json_schema where ``llm.output_mode``
+        is auto, the output limit in the field it reads)."""
+        mode = self.settings.output_mode
         form = JSON_SCHEMA if mode == "auto" else FORMS[mode]
         family = family_of(self.base_url, None)
-        body = self.body(messages, max_output_tokens=self.settings.max_output_tokens, token_fields=family.token_fields)
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        body = self.body(messages, max_output_tokens=max_output_tokens, token_fields=family.token_fields)
         if schema is None and form.constrained:
             raise ValueError(f"{form.name} mode needs the schema")
         form.shape(body, schema or {}, schema_attached=family.schema_in_json_object)

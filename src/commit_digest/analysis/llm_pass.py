@@ -5,16 +5,11 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from commit_digest.analysis import batch
+from commit_digest.analysis.analyze_task import LlmAnalyzeTask, commits_in_open_batches
 from commit_digest.analysis.claims import Claims, lease_seconds
 from commit_digest.analysis.llm_analyzer import LlmAnalyzer
-from commit_digest.analysis.runner import (
-    RunSummary,
-    Selection,
-    current_for,
-    run_analysis,
-    select_records,
-)
+from commit_digest.analysis.pipeline import PassSummary, run_task
+from commit_digest.analysis.selection import Selection, current_for, select_records
 from commit_digest.models import CommitRecord
 from commit_digest.settings import LlmSettings
 from commit_digest.store.analysis_store import AnalysisStore
@@ -25,7 +20,7 @@ def records_for_llm(store: AnalysisStore, analyzer: LlmAnalyzer, selection: Sele
         store.records(selection.repository),
         is_done=current_for(analyzer.name),
         selection=selection,
-        exclude=batch.commits_in_open_batches(store),
+        exclude=commits_in_open_batches(store),
     )
 
 
@@ -37,15 +32,14 @@ def analyse_with_llm(
     *,
     console: Console | None = None,
     claims: Claims | None = None,
-) -> RunSummary:
+) -> PassSummary:
     records = records_for_llm(store, analyzer, selection)
-    return run_analysis(
+    return run_task(
         store,
-        analyzer,
+        LlmAnalyzeTask(analyzer, current_for(analyzer.name)),
         records,
         # The server is asked how many it serves at once only when there is something to ask.
         concurrency=analyzer.concurrency() if records else settings.concurrency,
-        is_done=current_for(analyzer.name),
         claims=claims or Claims(seconds=lease_seconds(settings)),
         console=console,
     )

@@ -14,24 +14,25 @@ would be cut off again).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.exchange import Outcome, StructuredWriter, ask
+from commit_digest.analysis.exchange import StructuredWriter, ask
 from commit_digest.analysis.llm_client import LlmClient, strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.prompt import prompt_language_name, render
-from commit_digest.analysis.quality_floor import looped_sentence, reads_as_prose
+from commit_digest.analysis.quality_floor import language_problem, looped_sentence, reads_as_prose
+from commit_digest.analysis.servers.session import ChatRequest
+from commit_digest.analysis.task import Outcome
 from commit_digest.analysis.verdict import Verdict, judge_reply
 from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
 from commit_digest.settings import DigestSettings
-from commit_digest.site.model.calendar import IsoWeek
 from commit_digest.store.narratives import NARRATIVE_CAP, WeekNarrative
 
 # Bump when a template or the schema changes (stored narratives are kept: they are never rewritten
@@ -46,7 +47,6 @@ TITLE_CAP = 200
 SUMMARY_CAP = 400
 
 _Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=NARRATIVE_CAP)]
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def one_line(text: str, cap: int) -> str:
@@ -71,7 +71,9 @@ class NarrativeJob:
     """One narrative to write: a completed week, a platform, and the commits to write it from
     (most important first; ``total`` counts those left out too)."""
 
-    week: IsoWeek
+    week: str  # its ISO week: "2026-W03"
+    monday: date
+    sunday: date
     platform: str
     platform_name: str
     commits: tuple[NarrativeCommit, ...]
@@ -79,7 +81,7 @@ class NarrativeJob:
 
     @property
     def key(self) -> tuple[str, str]:
-        return (self.week.id, self.platform)
+        return (self.week, self.platform)
 
     @property
     def omitted(self) -> int:
@@ -87,7 +89,7 @@ class NarrativeJob:
 
     @property
     def name(self) -> str:
-        return f"{self.week.id} {self.platform}"
+        return f"{self.week} {self.platform}"
 
 
 class _Reply(BaseModel):
@@ -108,17 +110,6 @@ def reply_model(languages: tuple[LanguageCode, ...]) -> type[BaseModel]:
 @cache
 def narrative_schema(languages: tuple[LanguageCode, ...]) -> dict[str, Any]:
     return llm_schema.sendable_schema(strict_schema_of(reply_model(languages)))
-
-
-def language_problem(code: LanguageCode, text: str) -> str | None:
-    """Why ``text`` is plainly not in ``code``'s language (judged by its script), or None."""
-    han = len(_HAN.findall(text))
-    if code == "zh" and han == 0:
-        return "zh: no Chinese characters"
-    letters = sum(1 for char in text if char.isalpha())
-    if code == "en" and han > 0.2 * max(letters, 1):
-        return "en: mostly Chinese characters"
-    return None
 
 
 def parse_narrative(content: str, *, languages: tuple[LanguageCode, ...], extract: bool) -> dict[LanguageCode, str]:
@@ -168,25 +159,22 @@ class NarrativeWriter(StructuredWriter):
             schema=llm_schema.schema_text(narrative_schema(self.languages)),
         )
 
-    def request_body(self, job: NarrativeJob) -> dict[str, Any]:
-        """The Batch API body of ``job``."""
-        return self._client.chat_body(self.messages(job), mode=self.mode, schema=narrative_schema(self.languages))
-
-    def messages(self, job: NarrativeJob) -> list[dict[str, str]]:
+    def request(self, job: NarrativeJob) -> ChatRequest:
+        """The request of ``job``, the same for a direct call and a batch line."""
         data = "\n".join(f"{commit.title}\n{commit.summary}" for commit in job.commits)
         boundary = self.boundary(data)
         user = render(
             "narrative.j2",
             boundary=boundary,
-            week=job.week.id,
-            monday=job.week.monday.isoformat(),
-            sunday=job.week.sunday.isoformat(),
+            week=job.week,
+            monday=job.monday.isoformat(),
+            sunday=job.sunday.isoformat(),
             platform_name=job.platform_name,
             total=job.total,
             omitted=job.omitted,
             commits=job.commits,
         )
-        return [{"role": "system", "content": self.system()}, {"role": "user", "content": user}]
+        return self.chat_request(self.system(), user, narrative_schema(self.languages))
 
     def judge(self, reply: ChatReply) -> NarrativeVerdict:
         return judge_reply(
@@ -210,7 +198,7 @@ class NarrativeWriter(StructuredWriter):
         """The narrative of ``job``; an invalid reply is asked again once."""
         return ask(
             self.session,
-            self.chat_request(self.messages(job), narrative_schema(self.languages)),
+            self.request(job),
             self.judge,
             lambda verdict, usage: self.result(job, verdict, usage),
             what=f"{job.name}: narrative",
@@ -226,7 +214,7 @@ class NarrativeWriter(StructuredWriter):
             usage=usage,
         )
         return WeekNarrative(
-            week=job.week.id,
+            week=job.week,
             platform=job.platform,
             texts=texts,
             commits=tuple(commit.sha for commit in job.commits),

@@ -1,5 +1,5 @@
 """The offline analyzer over the store: every commit without an ok analysis (and, when asked,
-the offline analyses again), through the same runner, progress and summary as the LLM."""
+the offline analyses again), through the same pipeline, progress and summary as the LLM."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import dataclasses
 
 from rich.console import Console
 
-from commit_digest.analysis.runner import RunSummary, Selection, run_analysis, select_records
+from commit_digest.analysis.analyze_task import AnalyzeTask
+from commit_digest.analysis.pipeline import PassSummary, run_task
+from commit_digest.analysis.selection import Selection, select_records
 from commit_digest.meaning.offline import OfflineAnalyzer
 from commit_digest.models import Analysis
 from commit_digest.store.analysis_store import AnalysisStore
@@ -15,7 +17,7 @@ from commit_digest.store.analysis_store import AnalysisStore
 
 def analyse_offline(
     store: AnalysisStore, analyzer: OfflineAnalyzer, selection: Selection, *, console: Console | None = None
-) -> RunSummary:
+) -> PassSummary:
     """Offline analyses where no ok one is stored; LLM and legacy analyses are kept as they are."""
 
     def is_offline(analysis: Analysis | None) -> bool:
@@ -30,12 +32,5 @@ def analyse_offline(
     )
     # Free and CPU-bound: one thread and no claims. The offline result carries the commit's
     # own time, so only ``replace`` lets a redone analysis take the old one's place.
-    return run_analysis(
-        store,
-        analyzer,
-        records,
-        concurrency=1,
-        is_done=is_done,
-        replace=is_offline if selection.reanalyze else None,
-        console=console,
-    )
+    task = AnalyzeTask(analyzer, is_done, replace=is_offline if selection.reanalyze else None)
+    return run_task(store, task, records, concurrency=1, claims=None, console=console)

@@ -121,3 +121,14 @@ def floor_problem(text: AnalysisText, language: LanguageCode, markers: Sequence[
         if not reads_as_prose(value, language):
             return f"{where} does not read as {'Chinese' if language == 'zh' else 'English'} prose: {_shown(value)!r}"
     return _loop_problem(text)
+
+
+def language_problem(code: LanguageCode, text: str) -> str | None:
+    """Why ``text`` is plainly not in ``code``'s language (judged by its script), or None."""
+    han = len(_HAN.findall(text))
+    if code == "zh" and han == 0:
+        return "zh: no Chinese characters"
+    letters = sum(1 for char in text if char.isalpha())
+    if code == "en" and han > 0.2 * max(letters, 1):
+        return "en: mostly Chinese characters"
+    return None

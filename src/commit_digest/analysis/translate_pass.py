@@ -11,30 +11,27 @@ next run translates that.
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console
 
-from commit_digest import stopping
-from commit_digest.analysis.claims import Claims, claimed, lease_seconds
-from commit_digest.analysis.runner import (
-    RunSummary,
-    Selection,
-    Skip,
-    run_pool,
-    select_records,
-)
-from commit_digest.analysis.translation import TranslationResult, Translator
-from commit_digest.models import Analysis, CommitRecord, LanguageCode
+from commit_digest.analysis.analyze_task import custom_id_of, split_custom_id
+from commit_digest.analysis.batches import waiting_ids
+from commit_digest.analysis.claims import Claims, lease_seconds
+from commit_digest.analysis.llm_reply import ChatReply
+from commit_digest.analysis.pipeline import PassSummary, run_task
+from commit_digest.analysis.selection import Selection, select_records
+from commit_digest.analysis.servers.session import ChatRequest
+from commit_digest.analysis.task import BatchSpec, Skipped, TaskWords
+from commit_digest.analysis.translation import TRANSLATE_PROMPT_VERSION, TranslationResult, Translator
+from commit_digest.models import LANGUAGE_CODES, Analysis, AnalysisStatus, CommitRecord, LanguageCode, TokenUsage
 from commit_digest.settings import LlmSettings
 from commit_digest.store.analysis_store import AnalysisStore
 
-logger = logging.getLogger("mkdocs.plugins.commit_digest.analysis")
-
 OFFLINE_ANALYZER = "offline"
+TRANSLATE_BATCHES_META = "llm-translate-batches"
 # (repository, sha, language): a translation waiting in a batch.
 JobKey = tuple[str, str, LanguageCode]
 
@@ -87,43 +84,104 @@ def translation_jobs(
     return [Job(record, code) for record in chosen for code in needed(record)]
 
 
-@dataclass(frozen=True)
-class Translated:
-    job: Job
-    result: TranslationResult | None = None
-    skipped: Skip | None = None
+def job_custom_id(job: Job) -> str:
+    # A repository name has no colon: "en:owner/name@sha" splits back unambiguously.
+    return f"{job.language}:{custom_id_of(job.record)}"
 
 
-@dataclass(frozen=True)
-class _Worker:
-    """One (commit, language): claim, look again, translate, store, let go. Runs on a pool thread."""
+def split_job_custom_id(custom_id: str) -> JobKey | None:
+    language, _, rest = custom_id.partition(":")
+    if language not in LANGUAGE_CODES:
+        return None
+    repository, sha = split_custom_id(rest)
+    return (repository, sha, language)  # type: ignore[return-value]
 
-    store: AnalysisStore
-    translator: Translator
-    claims: Claims | None
 
-    def __call__(self, job: Job) -> Translated:
-        with claimed(self.store, translation_lease_name(job.language, *job.record.key), self.claims) as taken:
-            if not taken:
-                return Translated(job, skipped=Skip.TRANSLATING)
-            stored = self.store.get(*job.record.key)
-            if stored is None or job.language not in missing_languages(stored.analysis, (job.language,)):
-                return Translated(job, skipped=Skip.TRANSLATED)
-            analysis = Job(stored, job.language).analysis
-            result = self.translator.translate(stored.commit, analysis, job.language)
-            if result.value is not None:
-                translated = analysis.with_translation(job.language, result.value)
-                self.store.merge(CommitRecord(commit=stored.commit, analysis=translated))
-                stopping.kept("translations")
-            else:
-                logger.warning(
-                    "%s: translation into %s %s: %s",
-                    stored.commit.short_sha,
-                    job.language,
-                    result.status.value,
-                    result.error,
-                )
-            return Translated(job, result=result)
+def analysis_identity(analysis: Analysis) -> str:
+    """Which analysis a translation was made from: what the store's merge calls the same analysis."""
+    provenance = analysis.provenance
+    return f"{provenance.analyzer}|{provenance.created_at.isoformat()}|{provenance.language}"
+
+
+class TranslateTask:
+    """One (commit, language): the analysis's own wording in that language, stored into the analysis
+    it was made from. A batch remembers that analysis: a line whose analysis was replaced meanwhile
+    translates text the commit no longer shows, and is dropped."""
+
+    words = TaskWords(verb="translated", unit="analyses", doing="translating", kept="translations", one="translation")
+    batch = BatchSpec(
+        meta_key=TRANSLATE_BATCHES_META,
+        file_name="commit-digest-translate-batch.jsonl",
+        prompt_version=TRANSLATE_PROMPT_VERSION,
+    )
+
+    def __init__(self, translator: Translator) -> None:
+        self.translator = translator
+
+    def name_of(self, item: Job) -> str:
+        return f"{item.record.commit.short_sha} into {item.language}"
+
+    def lease_name(self, item: Job) -> str:
+        return translation_lease_name(item.language, *item.record.key)
+
+    def recheck(self, store: AnalysisStore, item: Job) -> Job | Skipped:
+        stored = store.get(*item.record.key)
+        if stored is None or item.language not in missing_languages(stored.analysis, (item.language,)):
+            return Skipped("translated by another run meanwhile, or its analysis replaced")
+        return Job(stored, item.language)
+
+    def ask(self, item: Job) -> TranslationResult:
+        return self.translator.translate(item.record.commit, item.analysis, item.language)
+
+    def keep(self, store: AnalysisStore, item: Job, outcome: TranslationResult) -> bool:
+        if outcome.value is None:
+            return False
+        translated = item.analysis.with_translation(item.language, outcome.value)
+        store.merge(CommitRecord(commit=item.record.commit, analysis=translated))
+        return True
+
+    def done_line(self, item: Job, outcome: TranslationResult) -> str | None:
+        return None
+
+    def custom_id(self, item: Job) -> str:
+        return job_custom_id(item)
+
+    def request(self, item: Job) -> ChatRequest:
+        return self.translator.request(item.record.commit, item.analysis, item.language)
+
+    def remembered(self, items: list[Job]) -> dict[str, Any]:
+        return {"translations": {job_custom_id(job): analysis_identity(job.analysis) for job in items}}
+
+    @staticmethod
+    def waiting(info: dict[str, Any]) -> dict[str, str]:
+        found = info.get("translations")
+        return {str(key): str(value) for key, value in found.items()} if isinstance(found, dict) else {}
+
+    def submitted(self, store: AnalysisStore, items: list[Job], note: str) -> None:
+        """Nothing to show: the analyses stay as they are until their translations come."""
+
+    def item_of(self, store: AnalysisStore, custom_id: str, remembered: str) -> Job | None:
+        key = split_job_custom_id(custom_id)
+        record = store.get(key[0], key[1]) if key is not None else None
+        if key is None or record is None or record.analysis is None:
+            return None
+        if analysis_identity(record.analysis) != remembered or not missing_languages(record.analysis, (key[2],)):
+            return None  # replaced or translated meanwhile: the next run sees what is left
+        return Job(record, key[2])
+
+    def line_outcome(self, item: Job, reply: ChatReply | str) -> TranslationResult:
+        if isinstance(reply, str):
+            return TranslationResult(AnalysisStatus.FAILED, TokenUsage(), error=reply)
+        verdict = self.translator.judge(reply, item.analysis.text(), item.language)
+        return self.translator.result(verdict, item.language, reply.usage)
+
+
+def translations_in_open_batches(store: AnalysisStore) -> set[JobKey]:
+    """The translations waiting in an open batch: direct runs and later submits leave them alone."""
+    keys = (
+        split_job_custom_id(custom_id) for custom_id in waiting_ids(store, TranslateTask.batch, TranslateTask.waiting)
+    )
+    return {key for key in keys if key is not None}
 
 
 def translate_all(
@@ -134,33 +192,13 @@ def translate_all(
     *,
     console: Console | None = None,
     claims: Claims | None = None,
-    clock: Callable[[], float] = time.monotonic,
-) -> RunSummary:
+) -> PassSummary:
     """Translates ``jobs`` with up to ``llm.concurrency`` in flight; each result is stored by its worker."""
-    summary = RunSummary(selected=len(jobs), verb="translated", unit="analyses")
-    started = clock()
-
-    def done(job: Job, outcome: Translated) -> None:
-        if outcome.skipped is not None:
-            summary.skipped[outcome.skipped] = summary.skipped.get(outcome.skipped, 0) + 1
-            return
-        result = outcome.result
-        assert result is not None, "an outcome is a result or a skip"
-        summary.tally(job.record, result.status, result.usage, f"into {job.language}: {result.error}")
-
-    def failed(job: Job, error: Exception) -> None:
-        logger.exception("%s: the translation raised; it is retried next run", job.record.commit.short_sha)
-        summary.add_error(job.record, error)
-
-    run_pool(
+    return run_task(
+        store,
+        TranslateTask(translator),
         jobs,
-        _Worker(store, translator, claims or Claims(seconds=lease_seconds(settings))),
         concurrency=settings.concurrency,
-        console=console or Console(stderr=True),
-        doing="translating",
-        on_result=done,
-        on_error=failed,
-        figures=summary.figures,
+        claims=claims or Claims(seconds=lease_seconds(settings)),
+        console=console,
     )
-    summary.seconds = clock() - started
-    return summary

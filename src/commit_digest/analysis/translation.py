@@ -22,12 +22,14 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 
 from commit_digest import caps
 from commit_digest.analysis import llm_schema
-from commit_digest.analysis.exchange import Outcome, StructuredWriter, ask
+from commit_digest.analysis.exchange import StructuredWriter, ask
 from commit_digest.analysis.llm_client import strict_schema_of
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.prompt import prompt_language_name, render
 from commit_digest.analysis.quality_floor import floor_problem
+from commit_digest.analysis.servers.session import ChatRequest
+from commit_digest.analysis.task import Outcome
 from commit_digest.analysis.verdict import Verdict, judge_reply
 from commit_digest.models import (
     Analysis,
@@ -157,16 +159,10 @@ class Translator(StructuredWriter):
             schema=llm_schema.schema_text(translation_schema()),
         )
 
-    def request_body(self, commit: Commit, analysis: Analysis, target: LanguageCode) -> dict[str, Any]:
-        """The Batch API body translating ``analysis``'s own wording into ``target``."""
-        return self._client.chat_body(
-            self.messages(commit, analysis, target), mode=self.mode, schema=translation_schema()
-        )
-
-    def messages(
+    def request(
         self, commit: Commit, analysis: Analysis, target: LanguageCode, boundary: str | None = None
-    ) -> list[dict[str, str]]:
-        """The system and user messages translating ``analysis``'s own wording into ``target``."""
+    ) -> ChatRequest:
+        """The request translating ``analysis``'s own wording into ``target`` (direct or a batch line)."""
         wording = source_json(analysis.text())
         boundary = boundary or self.boundary(wording, commit.title)
         user = render(
@@ -178,10 +174,7 @@ class Translator(StructuredWriter):
             analysis=wording,
             target_name=prompt_language_name(target),
         )
-        return [
-            {"role": "system", "content": self.system(analysis.language, target)},
-            {"role": "user", "content": user},
-        ]
+        return self.chat_request(self.system(analysis.language, target), user, translation_schema())
 
     def judge(
         self, reply: ChatReply, source: AnalysisText, target: LanguageCode, markers: tuple[str, ...] = ()
@@ -209,7 +202,7 @@ class Translator(StructuredWriter):
         boundary = self.boundary(source_json(source), commit.title)
         return ask(
             self.session,
-            self.chat_request(self.messages(commit, analysis, target, boundary), translation_schema()),
+            self.request(commit, analysis, target, boundary),
             lambda reply: self.judge(reply, source, target, (boundary,)),
             lambda verdict, usage: self.result(verdict, target, usage),
             what=f"{commit.short_sha}: translation",

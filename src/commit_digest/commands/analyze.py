@@ -13,7 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from commit_digest import stopping
-from commit_digest.analysis.runner import Selection
+from commit_digest.analysis.selection import Selection
 from commit_digest.commands.common import (
     add_common_options,
     add_llm_options,
@@ -108,10 +108,12 @@ def _offline_beside_failures(store: Any, settings: DigestSettings, taxonomy: Tax
 
 def _run_llm(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxonomy, console: Console) -> int:
     # The openai SDK takes a third of a second to import: only the commands that call it pay.
-    from commit_digest.analysis import batch
+    from commit_digest.analysis import batches
+    from commit_digest.analysis.analyze_task import LlmAnalyzeTask
     from commit_digest.analysis.llm_analyzer import LlmAnalyzer
     from commit_digest.analysis.llm_client import LlmClient
     from commit_digest.analysis.llm_pass import analyse_with_llm, records_for_llm
+    from commit_digest.analysis.selection import current_for
 
     selection = _selection(args, settings)
     client = LlmClient(settings.llm)
@@ -119,11 +121,12 @@ def _run_llm(args: argparse.Namespace, settings: DigestSettings, taxonomy: Taxon
         analyzer = LlmAnalyzer(client, settings, taxonomy)
         with open_store(settings) as store:
             if args.batch == "collect":
-                report = batch.collect(store, analyzer, client)
+                report = batches.collect(store, LlmAnalyzeTask(analyzer, current_for(analyzer.name)), client)
                 print_lines(console, [*report.lines(), *client.suspect_lines()])
                 return 0 if not report.by_status or set(report.by_status) == {AnalysisStatus.OK} else 1
             if args.batch == "submit":
-                report = batch.submit(store, analyzer, client, records_for_llm(store, analyzer, selection))
+                task = LlmAnalyzeTask(analyzer, current_for(analyzer.name))
+                report = batches.submit(store, task, client, records_for_llm(store, analyzer, selection))
                 print_lines(console, report.lines())
                 return 0
             summary = analyse_with_llm(store, analyzer, settings.llm, selection, console=console)

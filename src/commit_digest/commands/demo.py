@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from commit_digest.analysis.offline_pass import analyse_offline
-from commit_digest.analysis.runner import Selection
+from commit_digest.analysis.selection import Selection
 from commit_digest.commands.common import (
     DEFAULT_CONFIG,
     add_common_options,
@@ -101,7 +101,7 @@ def _demo(args: argparse.Namespace) -> int:
         f"sample: {len(records)} commits ({added} new) over {len(days)} days "
         f"({days[0]} … {days[-1]}) in {settings.cache_dir}"
     )
-    print(f"offline analysis: {summary.analysed} analysed, {len(stored) - summary.analysed} already had an analysis")
+    print(f"offline analysis: {summary.answered} analysed, {len(stored) - summary.answered} already had an analysis")
     if args.no_build:
         return 0
     from commit_digest.commands.build import build_site

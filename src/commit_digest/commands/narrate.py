@@ -25,7 +25,7 @@ from commit_digest.commands.common import (
 from commit_digest.errors import InputError
 
 if TYPE_CHECKING:
-    from commit_digest.analysis.narrative_pass import WeekRequest
+    from commit_digest.plans.weeks import WeekRequest
 
 
 def register(subparsers: Any) -> None:
@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
 
 
 def week_request(args: argparse.Namespace) -> WeekRequest:
-    from commit_digest.analysis.narrative_pass import DEFAULT_WEEKS, WeekRequest
+    from commit_digest.plans.weeks import DEFAULT_WEEKS, WeekRequest
     from commit_digest.site.model.calendar import IsoWeek
 
     if args.week and (args.since is not None or args.until is not None or args.weeks is not None):
@@ -94,7 +94,7 @@ def run_narrate(args: argparse.Namespace) -> int:
     # The openai SDK takes a third of a second to import: only the commands that call it pay.
     from commit_digest.analysis.llm_client import LlmClient
     from commit_digest.analysis.narration import NarrativeWriter
-    from commit_digest.analysis.narrative_pass import narrate_site
+    from commit_digest.plans.weeks import narrate_site
 
     client = LlmClient(settings.llm)
     try:

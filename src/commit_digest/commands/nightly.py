@@ -33,7 +33,7 @@ from rich.console import Console
 
 from commit_digest import environment, stopping
 from commit_digest.analysis.offline_pass import analyse_offline
-from commit_digest.analysis.runner import Selection
+from commit_digest.analysis.selection import Selection
 from commit_digest.collect.base import CommitSource
 from commit_digest.commands.build import add_build_guard_options, site_folder
 from commit_digest.commands.common import (
@@ -279,7 +279,7 @@ def _analyse(
     # Every commit gets at least the offline analysis, so a new day reads well even when the
     # LLM is down; the failed or pending LLM attempt stays visible next to it.
     summary = analyse_offline(store, OfflineAnalyzer(taxonomy, settings.language), _selection(settings))
-    report.lines.append(f"offline analyses for {summary.analysed} commits without an analysis")
+    report.lines.append(f"offline analyses for {summary.answered} commits without an analysis")
 
 
 def _selection(settings: DigestSettings) -> Selection:
@@ -313,7 +313,7 @@ def _narrate(store: AnalysisStore, settings: DigestSettings, skipped: str | None
         return
     from commit_digest.analysis.llm_client import LlmClient
     from commit_digest.analysis.narration import NarrativeWriter
-    from commit_digest.analysis.narrative_pass import WeekRequest, narrate_site
+    from commit_digest.plans.weeks import WeekRequest, narrate_site
 
     client = LlmClient(settings.llm)
     try:

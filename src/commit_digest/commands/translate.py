@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from commit_digest import stopping
-from commit_digest.analysis.runner import Selection
+from commit_digest.analysis.selection import Selection
 from commit_digest.commands.common import (
     add_common_options,
     add_llm_options,
@@ -61,9 +61,14 @@ def run_translate(args: argparse.Namespace) -> int:
     )
     console = Console(stderr=True)
     # The openai SDK takes a third of a second to import: only the commands that call it pay.
-    from commit_digest.analysis import translate_batch
+    from commit_digest.analysis import batches
     from commit_digest.analysis.llm_client import LlmClient
-    from commit_digest.analysis.translate_pass import translate_all, translation_jobs
+    from commit_digest.analysis.translate_pass import (
+        TranslateTask,
+        translate_all,
+        translation_jobs,
+        translations_in_open_batches,
+    )
     from commit_digest.analysis.translation import Translator
 
     client = LlmClient(settings.llm)
@@ -71,17 +76,17 @@ def run_translate(args: argparse.Namespace) -> int:
         translator = Translator(client, settings)
         with open_store(settings) as store:
             if args.batch == "collect":
-                report = translate_batch.collect(store, translator, client)
+                report = batches.collect(store, TranslateTask(translator), client)
                 print_lines(console, [*report.lines(), *client.suspect_lines()])
                 return 0 if set(report.by_status) <= {AnalysisStatus.OK} else 1
             jobs = translation_jobs(
                 store.records(settings.repository),
                 languages,
                 selection,
-                exclude=translate_batch.translations_in_open_batches(store),
+                exclude=translations_in_open_batches(store),
             )
             if args.batch == "submit":
-                print_lines(console, translate_batch.submit(store, translator, client, jobs).lines())
+                print_lines(console, batches.submit(store, TranslateTask(translator), client, jobs).lines())
                 return 0
             summary = translate_all(store, translator, jobs, settings.llm, console=console)
     finally:

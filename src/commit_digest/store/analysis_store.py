@@ -2,12 +2,12 @@
 releases, as typed values.
 
 One record per commit, keyed by repository and sha; beside the commits, each week's narrative per
-platform (``narratives``), each day's brief per platform (``briefs``) and each release tag of a repository with the commits it released first
-(``releases``), under keys of their own. Values are JSON text, never pickles, kept in the rows of
-``rows`` (the only user of diskcache): this module names the keys, cleans what enters, merges what
-meets (``merge``) and parses what is read. Analyses are paid for, so the rows are never evicted:
-a size limit only stops culling, it never drops a record. SQLite underneath lets several
-processes read and write at once.
+platform (``narratives``), each day's brief per platform (``briefs``) and each release tag of a
+repository with the commits it released first (``releases``), under keys of their own. Values are
+JSON text, never pickles, kept in the rows of ``rows`` (the only user of diskcache): this module
+names the keys, cleans what enters, merges what meets (``merge``) and parses what is read. Analyses
+are paid for, so the rows are never evicted: a size limit only stops culling, it never drops a
+record. SQLite underneath lets several processes read and write at once.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "analyze",
     "translate",
     "narrate",
+    "brief",
     "stats",
     "import_legacy",
     "nightly",
@@ -50,7 +51,7 @@ EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer killed by SIGPIPE
 # The commands whose work is requests (paid, or posted once): a stop signal lets the requests in
 # flight finish and store their answers. The others are cut at once, as a build is: nothing paid
 # is lost by cutting them.
-COOPERATIVE_COMMANDS = frozenset({"fetch", "analyze", "translate", "narrate", "nightly", "notify"})
+COOPERATIVE_COMMANDS = frozenset({"fetch", "analyze", "translate", "narrate", "brief", "nightly", "notify"})
 
 
 # The options of every command that may also come before its name (by their dest), and the

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tests.analysis.brief_replies import brief_responder, is_brief
 from tests.fakes.openai_server import JsonObject, Reply, completion
 
 NARRATIVE_TEXTS: dict[str, str] = {
@@ -35,10 +36,16 @@ def narrative_responder(request: JsonObject) -> Reply:
     return completion(narrative_content(narrative_languages(request)))
 
 
-def narratives_or(other: Callable[[JsonObject], Reply]) -> Callable[[JsonObject], Reply]:
-    """Narrative requests get a narrative, the rest what ``other`` answers (an analysis)."""
+def is_written(request: JsonObject) -> bool:
+    """A narrative's or a brief's request: not an analysis."""
+    return is_narrative(request) or is_brief(request)
 
+
+def narratives_or(other: Callable[[JsonObject], Reply]) -> Callable[[JsonObject], Reply]:
+    """Narrative requests get a narrative, brief requests a brief, the rest what ``other`` answers (an analysis)."""
     def respond(request: JsonObject) -> Reply:
+        if is_brief(request):
+            return brief_responder(request)
         return narrative_responder(request) if is_narrative(request) else other(request)
 
     return respond

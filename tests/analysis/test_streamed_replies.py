@@ -252,6 +252,7 @@ def test_a_text_or_a_list_past_what_the_schema_allows_is_stopped_as_it_streams(
 
 
 def test_translations_and_narratives_are_stopped_past_their_own_longest_text(server: FakeOpenAIServer) -> None:
+    from commit_digest.analysis.briefing import BriefWriter
     from commit_digest.analysis.llm_client import LlmClient
     from commit_digest.analysis.narration import NarrativeWriter
     from commit_digest.analysis.translation import Translator
@@ -259,9 +260,9 @@ def test_translations_and_narratives_are_stopped_past_their_own_longest_text(ser
 
     settings = DigestSettings(languages=["zh", "en"], llm=LlmSettings(base_url=server.base_url))
     client = LlmClient(settings.llm, api_key=API_KEY)
-    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-    assert Translator(client, settings).chat_request(messages, {}).longest_text == 2 * 2_000
-    assert NarrativeWriter(client, settings).chat_request(messages, {}).longest_text == 2 * 1_500
+    assert Translator(client, settings).chat_request("s", "u", {}).longest_text == 2 * 2_000
+    assert NarrativeWriter(client, settings).chat_request("s", "u", {}).longest_text == 2 * 1_500
+    assert BriefWriter(client, settings).chat_request("s", "u", {}).longest_text == 2 * 400
     client.close()
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.analysis.narrative_replies import is_narrative, narratives_or
+from tests.analysis.narrative_replies import is_written, narratives_or
 from tests.deploy.actions import Action, Job, StepFailed, load_workflow, run_job, runner_environment
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakePull
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
@@ -119,7 +119,7 @@ class Rehearsal:
         run_job(load_workflow(workspace_source(self.root) / ".github/workflows/nightly.yml"), "update", job, actions)
         seconds = time.perf_counter() - started
         requests = self.llm.chat_requests[asked:]
-        narratives = sum(1 for request in requests if is_narrative(request.json))
+        narratives = sum(1 for request in requests if is_written(request.json))
         night = Night(
             job,
             seconds,
@@ -331,6 +331,6 @@ def test_secrets_never_reach_the_log(rehearsal: Rehearsal) -> None:
         assert GITHUB_TOKEN not in night.log()
         print(
             f"night: {night.seconds:.1f} s, {len(night.github_requests)} GitHub requests, "
-            f"{night.analysis_requests} analyses, {night.narrative_requests} narratives; steps: "
+            f"{night.analysis_requests} analyses, {night.narrative_requests} narratives and briefs; steps: "
             + ", ".join(f"{result.name[:24]} {result.seconds:.1f}s" for result in night.job.results)
         )

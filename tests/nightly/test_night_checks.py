@@ -220,7 +220,7 @@ def test_an_empty_base_url_secret_still_reaches_the_server_of_llm_base_url(
     site: Path, github: FakeGithubServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The workflow passes OPENAI_BASE_URL from a secret an OpenAI user leaves unset: ''."""
-    with FakeOpenAIServer(analysis_responder()) as llm:
+    with FakeOpenAIServer(narratives_or(analysis_responder())) as llm:
         write_config(
             site,
             repository=FOLLOWED,

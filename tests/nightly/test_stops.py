@@ -36,7 +36,7 @@ from commit_digest.settings import read_mkdocs_yml
 from commit_digest.store.analysis_store import AnalysisStore
 from tests.analysis.bilingual_replies import language_responder, stored_analysis
 from tests.analysis.conftest import make_analyzer, make_commit, make_settings
-from tests.analysis.narrative_replies import is_narrative, narratives_or
+from tests.analysis.narrative_replies import is_written, narratives_or
 from tests.collect.conftest import add_day
 from tests.fakes.github_server import FakeGithubServer, Reply
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
@@ -531,7 +531,7 @@ NIGHTLY = ["nightly", "-f", "mkdocs.yml", "--durable-dir", "data", "--site-dir",
 
 
 def analyses_paid(llm: FakeOpenAIServer) -> list[str]:
-    return [request.message("user") for request in llm.chat_requests if not is_narrative(request.json)]
+    return [request.message("user") for request in llm.chat_requests if not is_written(request.json)]
 
 
 def analysed(llm: FakeOpenAIServer, shas: list[str]) -> list[str]:
@@ -539,7 +539,7 @@ def analysed(llm: FakeOpenAIServer, shas: list[str]) -> list[str]:
     asked = [
         sha
         for request in llm.chat_requests
-        if not is_narrative(request.json)
+        if not is_written(request.json)
         for sha in shas
         if sha in request.message("user")
     ]

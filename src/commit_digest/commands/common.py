@@ -50,7 +50,7 @@ def add_common_options(parser: argparse.ArgumentParser, *, repository: bool = Fa
         )
 
 
-def _day(text: str) -> date:
+def day_argument(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError as error:
@@ -74,8 +74,9 @@ def add_llm_options(parser: argparse.ArgumentParser, *, what: str, unit: str = "
         help="forget the reply form and message layout the server was found to read, and find them out again",
     )
     parser.add_argument("--limit", type=int, default=None, metavar="K", help=f"{what} at most K {unit}, newest first")
-    parser.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="first day (site time zone)")
-    parser.add_argument("--until", type=_day, default=None, metavar="YYYY-MM-DD", help="last day (site time zone)")
+    for flag, which in (("--since", "first"), ("--until", "last")):
+        help_text = f"{which} day (site time zone)"
+        parser.add_argument(flag, type=day_argument, default=None, metavar="YYYY-MM-DD", help=help_text)
 
 
 def llm_overrides(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -14,14 +14,16 @@ from commit_digest.errors import InputError
 from commit_digest.settings import DigestSettings
 from commit_digest.store.durable import restore_durable
 from commit_digest.store.durable_files import MANIFEST, check_folder, data_files
+from commit_digest.store.durable_kinds import KINDS, RECORDS
+from commit_digest.store.durable_results import RestoreResult
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "restore",
         help="rebuild the store from the durable form (data/), with no LLM calls",
-        description="Merges every record and week narrative of the durable JSON Lines form into the store: the "
-        "way back from a damaged or lost store. Nothing is fetched or analysed.",
+        description=f"Merges the {_listing([kind.label for kind in KINDS])} of the durable JSON Lines form into "
+        "the store: the way back from a damaged or lost store. Nothing is fetched or analysed.",
     )
     add_common_options(parser)
     add_durable_dir_option(parser)
@@ -49,13 +51,8 @@ def run_restore(args: argparse.Namespace) -> int:
     if result.skipped:
         print(f"the store at {settings.cache_dir} already holds {durable_dir} ({total} records)")
     else:
-        narratives = (
-            f" and {result.narratives} week narratives ({result.narratives_changed} new or newer)"
-            if result.narratives
-            else ""
-        )
         print(
-            f"restored {result.records} records{narratives} from {durable_dir} into {settings.cache_dir}: "
+            f"restored {_restored(result)} from {durable_dir} into {settings.cache_dir}: "
             f"{result.changed} new or better; the store holds {total}"
         )
     if result.releases_skipped:
@@ -64,6 +61,20 @@ def run_restore(args: argparse.Namespace) -> int:
         print(f"left out (not restored): {'; '.join(result.left_out)}")
         return 1
     return 0
+
+
+def _restored(result: RestoreResult) -> str:
+    """Each kind the durable form held, counted: "20 records, 3 week narratives (3 new or newer) and ..."."""
+    parts = [f"{result.records} records"] + [
+        f"{restored.read} {kind.label} ({restored.merged} new or newer)"
+        for kind in KINDS
+        if kind is not RECORDS and (restored := result.kind(kind.name)).read
+    ]
+    return _listing(parts)
+
+
+def _listing(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def release_patterns(settings: DigestSettings) -> dict[str, str]:

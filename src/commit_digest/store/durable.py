@@ -4,7 +4,8 @@ The diskcache store is a fast working copy that CI caches may lose; this folder 
 survives. Files are written only when their bytes change and in a stable order, so a
 night's change is a small diff: the new month's file grows, the rest stay untouched.
 
-Where each value lives and the line it is written as: ``durable_layout``.
+Where each value lives and the line it is written as: ``durable_layout``; the kinds of value, as
+data this module loops over: ``durable_kinds``.
 
 The durable form never shrinks by accident (``durable_files`` checks the files, this module
 decides what they hold): a save refuses to drop a record the store lacks, a restore refuses a
@@ -18,17 +19,15 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from commit_digest.errors import InputError, StoreError
-from commit_digest.legacy.importer import is_placeholder
-from commit_digest.meaning.releases import Release, is_release_tag, release_order
-from commit_digest.models import CommitRecord
-from commit_digest.settings import DEFAULT_RELEASE_TAGS
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable_files import (
     MANIFEST,
     DurableFormDamaged,
     Key,
+    LineKey,
     Manifest,
     check_against_manifest,
     check_folder,
@@ -39,49 +38,33 @@ from commit_digest.store.durable_files import (
     read_manifest,
     remove_durably,
     text_digest,
-    text_keys,
     write_durably,
     write_error,
     write_manifest,
 )
-from commit_digest.store.durable_layout import (
-    NARRATIVES_DIR,
-    RELEASES_DIR,
-    inside,
-    month_file,
-    narrative_file,
-    narrative_line,
-    notification_file,
-    release_file,
-    release_line,
-)
+from commit_digest.store.durable_kinds import BY_NAME, KINDS, NOTIFICATIONS, DurableKind, ReleaseTags, kind_of
+from commit_digest.store.durable_layout import inside
 from commit_digest.store.durable_read import ParsedFiles
-from commit_digest.store.durable_results import RestoreResult, SaveResult
-from commit_digest.store.exchange import record_line, record_order
-from commit_digest.store.narratives import WeekNarrative
-from commit_digest.store.notification_ledger import (
-    NOTIFICATIONS_DIR,
-    Delivery,
-    NotificationLedger,
-    delivery_line,
-    delivery_order,
-)
+from commit_digest.store.durable_results import KindRestored, RestoreResult, SaveResult
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.store.durable")
 
 _RESTORED_META = "durable-restored-digest"
 
 
-def _notification_texts(store: AnalysisStore, directory: Path) -> tuple[dict[Path, str], int]:
-    """The notification year files' texts, and how many deliveries they hold."""
-    by_year: dict[Path, list[Delivery]] = defaultdict(list)
-    for delivery in NotificationLedger(store).deliveries():
-        by_year[notification_file(directory, delivery)].append(delivery)
+def _texts(store: AnalysisStore, directory: Path, kind: DurableKind[Any]) -> tuple[dict[Path, str], int, set[Key]]:
+    """The texts of ``kind``'s files as the store would have them, how many values they hold, and
+    the keys of those values."""
+    by_file: dict[Path, list[Any]] = defaultdict(list)
+    keys: set[Key] = set()
+    for value in kind.stored(store):
+        by_file[kind.file(directory, value)].append(value)
+        keys.add(kind.key(value))
     texts = {
-        path: "".join(delivery_line(item) + "\n" for item in sorted(items, key=delivery_order))
-        for path, items in by_year.items()
+        path: "".join(kind.line(value) + "\n" for value in sorted(values, key=kind.order))
+        for path, values in by_file.items()
     }
-    return texts, sum(len(items) for items in by_year.values())
+    return texts, sum(len(values) for values in by_file.values()), keys
 
 
 def save_durable(
@@ -91,8 +74,8 @@ def save_durable(
     prune: bool = False,
     release_tags: Mapping[str, str] | None = None,
 ) -> SaveResult:
-    """Writes every record of the store into month files, every narrative into year files and every
-    release into its repository's file; unchanged files are not touched.
+    """Writes every value of the store into its kind's files (records into month files, narratives
+    into year files, releases into their repository's file, ...); unchanged files are not touched.
 
     The durable form never shrinks by accident: a file the save would overwrite or remove whose
     records the store does not all hold (a lost store not restored yet), or which cannot be read
@@ -102,36 +85,11 @@ def save_durable(
     store's, whatever it drops."""
     check_folder(directory)
     texts: dict[Path, str] = {}
-    kept: dict[str, set[Key]] = defaultdict(set)
-    by_file: dict[Path, list[CommitRecord]] = defaultdict(list)
-    for record in store.records():
-        by_file[month_file(directory, record)].append(record)
-        kept["records"].add(record.key)
-    total = 0
-    for path, records in by_file.items():
-        total += len(records)
-        texts[path] = "".join(record_line(record) + "\n" for record in sorted(records, key=record_order))
-    by_year: dict[Path, list[WeekNarrative]] = defaultdict(list)
-    for narrative in store.narratives():
-        by_year[narrative_file(directory, narrative)].append(narrative)
-        kept["narratives"].add(narrative.key)
-    narratives = 0
-    for path, items in by_year.items():
-        narratives += len(items)
-        texts[path] = "".join(narrative_line(item) + "\n" for item in sorted(items, key=lambda item: item.key))
-    by_repository: dict[Path, list[Release]] = defaultdict(list)
-    for release in store.releases():
-        by_repository[release_file(directory, release)].append(release)
-        kept["releases"].add(release.key)
-    releases = 0
-    for path, items in by_repository.items():
-        releases += len(items)
-        ordered_items = sorted(items, key=lambda item: (item.repository, release_order(item), item.tag))
-        texts[path] = "".join(release_line(item) + "\n" for item in ordered_items)
-    notification_texts, notifications = _notification_texts(store, directory)
-    texts.update(notification_texts)
-    for text in notification_texts.values():
-        kept["notifications"] |= text_keys(text, "notifications")
+    saved: dict[str, int] = {}
+    kept: dict[str, set[Key]] = {}
+    for kind in KINDS:
+        kind_texts, saved[kind.name], kept[kind.name] = _texts(store, directory, kind)
+        texts.update(kind_texts)
     if not prune:
         read_manifest(directory)  # one that cannot be read is damage to report, not to overwrite
     new = {_name(directory, path): text for path, text in texts.items()}
@@ -141,55 +99,37 @@ def save_durable(
         patterns = release_tags or {}
 
         def exempt(kind: str, key: Key) -> bool:
-            if kind == "records":
-                return is_placeholder(key[1])
-            return kind == "releases" and not is_release_tag(key[1], patterns.get(key[0], DEFAULT_RELEASE_TAGS))
+            return BY_NAME[kind].may_drop(key, patterns)
 
-        overwritten = [(name, _kind(name)) for name in sorted(changes) + removed]
-        refusal = check_shrink(directory, overwritten, kept, exempt).refusal(directory)
+        refusal = check_shrink(directory, _guarded([*sorted(changes), *removed]), kept, exempt).refusal(directory)
         if refusal is not None:
             raise refusal
     files = {name: text_digest(text) for name, text in sorted(new.items())}
     digest = folder_digest(files)
     values: dict[str, object] = {
         "format": 1,
-        "records": total,
         "files": files,
         "counts": {name: text.count("\n") for name, text in new.items()},
         "digest": digest,
     }
-    if narratives:
-        values["narratives"] = narratives
-    if releases:
-        values["releases"] = releases
-    if notifications:
-        values["notifications"] = notifications
+    # A kind with nothing saved is left out, as a manifest from before it was kept has it.
+    values.update({kind.name: saved[kind.name] for kind in KINDS if saved[kind.name] or kind.counted_when_none})
     try:
         _commit(directory, changes, removed, before, values)
     except OSError as error:
         raise write_error(directory, error) from error
     # The store now matches this durable form: the next restore can skip the work.
     _remember(store, digest)
-    return SaveResult(
-        files_written=len(changes),
-        files_unchanged=len(new) - len(changes),
-        records=total,
-        digest=digest,
-        narratives=narratives,
-        releases=releases,
-        notifications=notifications,
-    )
+    return SaveResult(files_written=len(changes), files_unchanged=len(new) - len(changes), digest=digest, saved=saved)
 
 
 def _name(directory: Path, path: Path) -> str:
     return inside(directory, path, follow_links=True).relative_to(directory).as_posix()
 
 
-def _kind(name: str) -> str:
-    parts = name.split("/")
-    if len(parts) == 2 and parts[0] in (NARRATIVES_DIR, RELEASES_DIR, NOTIFICATIONS_DIR):
-        return parts[0]
-    return "records"
+def _guarded(names: Iterable[str]) -> list[tuple[str, str, LineKey]]:
+    """Each file with its kind and how its lines' keys are read: what the save's guard checks."""
+    return [(name, (kind := kind_of(name)).name, kind.line_key) for name in names]
 
 
 def _present(directory: Path) -> list[str]:
@@ -245,7 +185,7 @@ def _salvaged(parsed: ParsedFiles, directory: Path, problem: str, damaged: Mappi
     if name is None:
         return problem
     try:
-        added, skipped = parsed.salvage(directory / name, _kind(name))
+        added, skipped = parsed.salvage(directory / name, kind_of(name))
     except InputError:
         return problem
     return f"{problem}: its {added} valid lines restored, {skipped} left out"
@@ -269,14 +209,15 @@ def save_notifications(store: AnalysisStore, directory: Path) -> int:
     manifest = read_manifest(directory)
     if manifest is None:
         return save_durable(store, directory).files_written
-    texts, notifications = _notification_texts(store, directory)
+    texts, notifications, keys = _texts(store, directory, NOTIFICATIONS)
     new = {_name(directory, path): text for path, text in texts.items()}
     changes, before = _changes(directory, new)
     # A year whose every attempt was withdrawn: its old "unknown" lines must not come back on a restore.
-    removed = [name for name in _present(directory) if _kind(name) == NOTIFICATIONS_DIR and name not in new]
-    kept = {"notifications": {key for text in new.values() for key in text_keys(text, "notifications")}}
-    overwritten = [(name, "notifications") for name in [*sorted(changes), *removed]]
-    refusal = check_shrink(directory, overwritten, kept, lambda kind, key: False).refusal(directory)
+    removed = [name for name in _present(directory) if kind_of(name) is NOTIFICATIONS and name not in new]
+    overwritten = _guarded([*sorted(changes), *removed])
+    refusal = check_shrink(directory, overwritten, {NOTIFICATIONS.name: keys}, lambda kind, key: False).refusal(
+        directory
+    )
     if refusal is not None:
         raise refusal
     values, pending = _notifications_manifest(manifest, new, removed, notifications)
@@ -297,7 +238,8 @@ def _notifications_manifest(
     counts.update({name: text.count("\n") for name, text in new.items()})
     pending = {name: old for name, old in manifest.pending.items() if name not in new and name not in removed}
     values = {key: value for key, value in manifest.values.items() if key != "pending"}
-    values.update(files=files, counts=counts, digest=folder_digest(files), notifications=notifications)
+    values.update(files=files, counts=counts, digest=folder_digest(files))
+    values[NOTIFICATIONS.name] = notifications
     return values, pending
 
 
@@ -333,66 +275,43 @@ def restore_durable(
             f"`commit-digest restore --partial --durable-dir {directory}`"
         )
     if manifest is None and not check.problems:
-        return RestoreResult(records=0, changed=0, skipped=True)
-    values = manifest.values if manifest is not None else {}
-    try:
-        listed_records, listed_narratives = int(values.get("records", 0)), int(values.get("narratives", 0))
-        listed_releases = int(values.get("releases", 0))
-        listed_notifications = int(values.get("notifications", 0))
-    except (ValueError, TypeError) as error:
-        raise InputError(
-            f"{directory / MANIFEST}: the records, narratives or releases count is not a number: {error}"
-        ) from error
+        return RestoreResult(skipped=True)
+    listed = _listed(manifest, directory)
     if (
         manifest is not None
         and not check.problems
         and not manifest.pending
         and store.get_meta(_RESTORED_META) == manifest.digest
-        and len(store) >= listed_records
-        and sum(1 for _ in store.narratives()) >= listed_narratives
-        and sum(1 for _ in store.releases()) >= listed_releases
-        and sum(1 for _ in NotificationLedger(store).deliveries()) >= listed_notifications
+        and all(kind.in_store(store) >= listed[kind.name] for kind in KINDS)
     ):
-        return RestoreResult(
-            records=listed_records,
-            changed=0,
-            skipped=True,
-            narratives=listed_narratives,
-            releases=listed_releases,
-        )
+        return RestoreResult(skipped=True, kinds={name: KindRestored(read=count) for name, count in listed.items()})
     names = check.intact if manifest is not None else data_files(directory)
     # Parse everything before writing anything: a bad file leaves the store as it was.
     parsed = ParsedFiles()
     left_out = [_salvaged(parsed, directory, problem, check.damaged) for problem in check.problems]
     for name in names:
         try:
-            parsed.read(directory / name, _kind(name))
+            parsed.read(directory / name, kind_of(name))
         except InputError as error:
             if not partial:
                 raise
             left_out.append(f"{name}: {str(error).splitlines()[0]}")
-    batches, narratives, releases, deliveries = parsed.batches, parsed.narratives, parsed.releases, parsed.deliveries
-    changed = sum(store.merge_all(batch) for batch in batches)
-    narratives_changed = sum(store.merge_narrative(narrative) for narrative in narratives)
-    restorable = [
-        release
-        for release in releases
-        if is_release_tag(release.tag, patterns.get(release.repository, DEFAULT_RELEASE_TAGS))
-    ]
-    releases_added = sum(store.merge_release(release) for release in restorable)
-    notifications_added = NotificationLedger(store).merge(deliveries)
+    restored = {kind.name: _merge(store, kind, parsed.of(kind), patterns) for kind in KINDS}
     if manifest is not None and not left_out:
         store.set_meta(_RESTORED_META, manifest.digest)
-    return RestoreResult(
-        records=sum(len(batch) for batch in batches),
-        changed=changed,
-        skipped=False,
-        narratives=len(narratives),
-        narratives_changed=narratives_changed,
-        releases=len(restorable),
-        releases_added=releases_added,
-        releases_skipped=len(releases) - len(restorable),
-        notifications=len(deliveries),
-        notifications_added=notifications_added,
-        left_out=tuple(left_out),
-    )
+    return RestoreResult(skipped=False, kinds=restored, left_out=tuple(left_out))
+
+
+def _listed(manifest: Manifest | None, directory: Path) -> dict[str, int]:
+    """How many values of each kind the manifest says the files hold (none: a kind it does not name)."""
+    values = manifest.values if manifest is not None else {}
+    try:
+        return {kind.name: int(values.get(kind.name, 0)) for kind in KINDS}
+    except (ValueError, TypeError) as error:
+        names = ", ".join(kind.name for kind in KINDS[:-1]) + f" or {KINDS[-1].name}"
+        raise InputError(f"{directory / MANIFEST}: the {names} count is not a number: {error}") from error
+
+
+def _merge(store: AnalysisStore, kind: DurableKind[Any], values: list[Any], patterns: ReleaseTags) -> KindRestored:
+    admitted = [value for value in values if kind.admits(value, patterns)]
+    return KindRestored(read=len(admitted), merged=kind.merge(store, admitted), skipped=len(values) - len(admitted))

@@ -33,13 +33,9 @@ _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
 
 Key = tuple[str, ...]
-# The fields naming one line of each kind of file: the line's key, read without the models.
-_KEY_FIELDS: Mapping[str, tuple[tuple[str, ...], ...]] = {
-    "records": (("commit", "repository"), ("commit", "sha")),
-    "narratives": (("week",), ("platform",)),
-    "releases": (("repository",), ("tag",)),
-    "notifications": (("channel",), ("day",)),
-}
+# A line's key read from its parsed JSON without the models (each kind says how: ``durable_kinds``):
+# None when it is no line of its kind, ``()`` for a line a save may drop.
+LineKey = Callable[[object], Key | None]
 
 
 class DurableFormDamaged(InputError):
@@ -262,7 +258,7 @@ def _records(count: int) -> str:
 # -- the keys of a file, for the save's guard -------------------------------------------------
 
 
-def file_keys(path: Path, kind: str) -> tuple[set[Key], str | None]:
+def file_keys(path: Path, kind: str, line_key: LineKey) -> tuple[set[Key], str | None]:
     """The keys of the lines of ``path`` (a file of ``kind``), or why it cannot be read as a save
     wrote it (cut mid-line, a line that is not JSON or lacks its key, not text)."""
     state = file_state(path)
@@ -276,7 +272,7 @@ def file_keys(path: Path, kind: str) -> tuple[set[Key], str | None]:
             for number, line in enumerate(reader, start=1):
                 if not line.strip():
                     continue
-                key = _line_key(line, kind)
+                key = _line_key(line, line_key)
                 if key is None:
                     return set(), f"line {number} is not a {kind} line"
                 if key:
@@ -286,28 +282,29 @@ def file_keys(path: Path, kind: str) -> tuple[set[Key], str | None]:
     return keys, None
 
 
-def text_keys(text: str, kind: str) -> set[Key]:
-    return {key for line in text.splitlines() if line.strip() and (key := _line_key(line, kind))}
-
-
-def _line_key(line: str, kind: str) -> Key | None:
-    """The line's key; None when it is no line of ``kind``; ``()`` for a line a save may drop: a
-    notification attempt whose outcome is unknown (``notify`` withdraws one the service refused)."""
+def _line_key(line: str, line_key: LineKey) -> Key | None:
     try:
         value = json.loads(line)
     except ValueError:
         return None
-    if kind == "notifications" and isinstance(value, dict) and value.get("outcome", "delivered") != "delivered":
-        return ()
-    key = []
-    for path in _KEY_FIELDS[kind]:
-        part: object = value
-        for name in path:
-            part = part.get(name) if isinstance(part, dict) else None
-        if not isinstance(part, str):
-            return None
-        key.append(part)
-    return tuple(key)
+    return line_key(value)
+
+
+def field_key(*paths: tuple[str, ...]) -> LineKey:
+    """The ``LineKey`` of a line whose key is the text at each of ``paths`` (field names, nested)."""
+
+    def key(value: object) -> Key | None:
+        found = []
+        for path in paths:
+            part: object = value
+            for name in path:
+                part = part.get(name) if isinstance(part, dict) else None
+            if not isinstance(part, str):
+                return None
+            found.append(part)
+        return tuple(found)
+
+    return key
 
 
 @dataclass
@@ -333,18 +330,18 @@ class ShrinkCheck:
 
 def check_shrink(
     directory: Path,
-    overwritten: Iterable[tuple[str, str]],
+    overwritten: Iterable[tuple[str, str, LineKey]],
     kept: Mapping[str, set[Key]],
     exempt: Callable[[str, Key], bool],
 ) -> ShrinkCheck:
-    """Reads the keys of each (name, kind) file about to be overwritten or removed; a key of it
-    that ``kept[kind]`` lacks, unless ``exempt``, would be lost."""
+    """Reads the keys of each (name, kind, its lines' key) file about to be overwritten or removed;
+    a key of it that ``kept[kind]`` lacks, unless ``exempt``, would be lost."""
     check = ShrinkCheck()
-    for name, kind in overwritten:
+    for name, kind, line_key in overwritten:
         path = directory / name
         if not path.exists():
             continue
-        keys, problem = file_keys(path, kind)
+        keys, problem = file_keys(path, kind, line_key)
         if problem is not None:
             check.damaged[name] = problem
             continue

@@ -7,7 +7,7 @@ levels deep, so they never mix with a repository's files), ``<dir>/releases/<own
 (a repository's releases, one line each in the order they were tagged, also two levels deep; a
 GitHub owner has no dot, so the name is unambiguous), ``<dir>/notifications/<YYYY>.jsonl`` (which
 day was sent to which notification channel, by year of the day: ``notification_ledger``) and
-``<dir>/manifest.json``.
+``<dir>/manifest.json``. What each kind of file holds and how it is read back: ``durable_kinds``.
 
 Releases are saved so that a lost store does not spend the API requests that found them again.
 A release file is the whole truth of its repository's releases: a file no release is saved to any
@@ -22,6 +22,8 @@ from __future__ import annotations
 import json
 from datetime import UTC
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from commit_digest.errors import StoreError
 from commit_digest.meaning.releases import Release
@@ -44,8 +46,9 @@ def narrative_file(directory: Path, narrative: WeekNarrative) -> Path:
     return inside(directory, directory / NARRATIVES_DIR / f"{narrative.week[:4]}.jsonl")
 
 
-def narrative_line(narrative: WeekNarrative) -> str:
-    return json.dumps(narrative.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+def model_line(value: BaseModel) -> str:
+    """A narrative's or a release's line: keys sorted, text as it is (readable in a diff)."""
+    return json.dumps(value.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def release_file(directory: Path, release: Release) -> Path:
@@ -64,10 +67,6 @@ def inside(directory: Path, path: Path, *, follow_links: bool = False) -> Path:
     if not inside:
         raise StoreError(f"refusing to write {path}: it is outside the durable folder {directory}")
     return path
-
-
-def release_line(release: Release) -> str:
-    return json.dumps(release.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def notification_file(directory: Path, delivery: Delivery) -> Path:

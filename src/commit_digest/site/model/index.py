@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
+from functools import cached_property
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -19,6 +20,7 @@ from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.models import CommitRecord, Importance, Label, LanguageCode
 from commit_digest.settings import DEFAULT_RELEASE_TAGS
 from commit_digest.site.fingerprint import text_digest
+from commit_digest.site.model.briefs import BriefKey, SiteBrief
 from commit_digest.site.model.calendar import IsoWeek
 from commit_digest.site.model.commit import GROUP_ORDER, UNANALYSED, SiteCommit, site_commit
 from commit_digest.site.model.facts import SiteFacts
@@ -115,6 +117,7 @@ class SiteNarrative:
     model: str
     fingerprint: str  # of the stored narrative: the week page changes when it does
     original_language: LanguageCode | None = None  # when not worded in the site's language
+    created_at: datetime | None = None  # when it was written: its feed entry's time
 
 
 def site_narratives(stored: Iterable[WeekNarrative], language: LanguageCode) -> dict[tuple[str, str], SiteNarrative]:
@@ -134,6 +137,7 @@ def site_narratives(stored: Iterable[WeekNarrative], language: LanguageCode) -> 
             model=analyzer.split(":", 1)[1] if analyzer.startswith("llm:") else analyzer,
             fingerprint=text_digest(narrative.model_dump_json()),
             original_language=original,
+            created_at=narrative.provenance.created_at,
         )
     return found
 
@@ -148,6 +152,8 @@ class SiteIndex:
     by_repository: dict[str, tuple[SiteCommit, ...]] = field(default_factory=dict)  # newest first
     # (week id, platform id) → the narrative of that platform's week, when the store has one.
     narratives: dict[tuple[str, str], SiteNarrative] = field(default_factory=dict)
+    # (day, platform id or None for the whole day's) → the day's brief, when the store has one.
+    briefs: dict[BriefKey, SiteBrief] = field(default_factory=dict)
     # Operator impact, related commits and releases of the commits above (derived when asked).
     facts: SiteFacts = field(default_factory=SiteFacts)
 
@@ -155,6 +161,21 @@ class SiteIndex:
     def several_repositories(self) -> bool:
         """Whether pages name each commit's repository (and its pages' paths hold it)."""
         return len(self.repositories) > 1
+
+    def brief(self, day: date, platform: str | None = None) -> SiteBrief | None:
+        """The brief of ``day`` on ``platform`` (None: the whole day's), when there is one."""
+        return self.briefs.get((day, platform))
+
+    def day_briefs(self, day: date) -> tuple[SiteBrief, ...]:
+        """Every brief of ``day``: an input of the pages that show them."""
+        return self._briefs_by_day.get(day, ())
+
+    @cached_property
+    def _briefs_by_day(self) -> dict[date, tuple[SiteBrief, ...]]:
+        grouped: dict[date, list[SiteBrief]] = defaultdict(list)
+        for (day, _), brief in self.briefs.items():
+            grouped[day].append(brief)
+        return {day: tuple(briefs) for day, briefs in grouped.items()}
 
     @property
     def months(self) -> dict[str, tuple[Day, ...]]:

@@ -1,5 +1,5 @@
 """The site index of one build, read from the store: its commits (by worker processes), its
-narratives and releases, the store's revision and when a fetch last completed.
+narratives, briefs and releases, the store's revision and when a fetch last completed.
 
 What a site generator calls once per build before it asks the views for anything; the MkDocs
 plugin does, and keeps the record source open for the pages that read a record again.
@@ -16,6 +16,7 @@ from pathlib import Path
 from commit_digest.meaning.releases import Release
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.settings import DigestSettings
+from commit_digest.site.model.briefs import site_briefs
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.followed import site_last_fetch, site_releases
 from commit_digest.site.model.index import SiteIndex, SiteRepository, index_of, site_narratives
@@ -23,6 +24,7 @@ from commit_digest.site.model.reading import read_site_commits
 from commit_digest.site.model.record_source import RecordSource
 from commit_digest.site.model.summaries import Summaries, recall_summaries
 from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.briefs import DayBrief
 from commit_digest.store.narratives import WeekNarrative
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
@@ -49,13 +51,14 @@ def read_site_index(
     workers: int,
 ) -> StoreReading:
     """The site index from the store's records (read by worker processes; pages read a record
-    again when they show it), its narratives and releases; the store's revision and when a fetch
+    again when they show it), its narratives, briefs and releases; the store's revision and when a fetch
     last completed without error. ``previous_site`` holds the summaries of the build whose
     shared inputs digest to ``shared``: records they know are not parsed again."""
     source: RecordSource | None = None
     summaries = Summaries()
     commits: list[SiteCommit] = []
     narratives: list[WeekNarrative] = []
+    briefs: list[DayBrief] = []
     releases: list[Release] = []
     revision: str | None = None
     last_fetch: datetime | None = None
@@ -67,6 +70,7 @@ def read_site_index(
         with AnalysisStore(settings.cache_dir) as store:
             revision, last_fetch = store.revision(), site_last_fetch(store, settings)
             narratives, releases = list(store.narratives()), list(site_releases(store, settings))
+            briefs = list(store.briefs())
         commits = read_site_commits(
             source,
             repositories=repositories,
@@ -77,5 +81,10 @@ def read_site_index(
             summaries=summaries,
         )
     index = index_of(commits, repositories=repositories, taxonomy=taxonomy, releases=releases)
-    index = dataclasses.replace(index, narratives=site_narratives(narratives, settings.language))
+    days = {day.date: day.commits for day in index.days}
+    index = dataclasses.replace(
+        index,
+        narratives=site_narratives(narratives, settings.language),
+        briefs=site_briefs(briefs, days, settings.language, settings.languages),
+    )
     return StoreReading(index, source, summaries, revision, last_fetch)

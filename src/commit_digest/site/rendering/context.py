@@ -92,6 +92,8 @@ class SiteContext(SiteNaming):
             "feeds_of": lambda page: feeds_of_page(self.feeds, page),
             "feed_url": lambda feed: feed.url(self.options.site_url),
             "label_anchor": _label_anchor,
+            "brief_of": self.index.brief,
+            "cite_mark": _cite_mark,
             "label_ids": _label_ids,
             "related_text": self.related_text,
             "highlight_limit": HIGHLIGHT_LINES,
@@ -141,6 +143,12 @@ class SiteContext(SiteNaming):
 def _label_anchor(kind: str, label_id: str) -> str:
     """A heading id for a label on a week page (a repository's owner/name holds a slash)."""
     return f"{kind}-{label_id.replace('/', '-')}"
+
+
+def _cite_mark(item: Any) -> str:
+    """How a brief shows a commit it cites: its PR number, which readers of the project know it
+    by, else its short sha as GitHub shortens it."""
+    return f"#{item.pr_number}" if item.pr_number else item.short_sha[:7]
 
 
 def _label_ids(labels: tuple[Label, ...]) -> str:

@@ -1,4 +1,4 @@
-"""A page per day: its stats line, its commit table and each commit's section, grouped by importance."""
+"""A page per day: its stats line, its brief, its commit table and each commit's section, grouped by importance."""
 
 from __future__ import annotations
 
@@ -28,11 +28,26 @@ DAY_SUMMARIES_BUDGET = 80_000
 DAY_ENTRIES_LIMIT = 115_000
 
 
-def _day_sections(context: SiteContext, uri: str, day: Any) -> list[tuple[str, list[Markup]]]:
+def _day_brief(context: SiteContext, uri: str, day: Any) -> Markup:
+    """The day's brief block: the whole day's, then each platform's that the day's filter can
+    choose (a platform no commit of the day carries has no chip to open its brief)."""
+    index = context.index
+    platforms = [
+        (label_id, brief)
+        for label_id, _ in context.label_counts(day, "platforms")
+        if (brief := index.brief(day.date, label_id)) is not None
+    ]
+    values = {"whole": index.brief(day.date), "platforms": platforms}
+    return Markup(render("day_brief.html.j2", **context.for_page(uri, **values)))
+
+
+def _day_sections(context: SiteContext, uri: str, day: Any, reserved: int = 0) -> list[tuple[str, list[Markup]]]:
     """Each group's commit sections in importance order: full analyses until the first one that
     would pass the budget, then first summary bullets until theirs is spent, then title lines.
     Room is kept for the title lines of the commits after each one, so that a busy day shortens
-    its last analyses, not its page."""
+    its last analyses, not its page; and for what the page shows above them (``reserved`` bytes:
+    the brief), so that a long brief shortens the analyses too."""
+    limit = DAY_ENTRIES_LIMIT - reserved
     page = context.for_page(uri)  # one page: its links made once for all its entries
     entries = [(name, item) for name in GROUP_ORDER for item in day.group(name)]
     titles = [render("day_commit.html.j2", **page, item=item, name=name, form="title") for name, item in entries]
@@ -48,7 +63,7 @@ def _day_sections(context: SiteContext, uri: str, day: Any) -> list[tuple[str, l
             candidate = render("day_commit.html.j2", **page, item=item, name=name, form=form)
             budget = DAY_SECTIONS_BUDGET if form == "full" else DAY_SUMMARIES_BUDGET
             total = used + size(candidate)
-            if total <= budget and total + titles_after <= DAY_ENTRIES_LIMIT:
+            if total <= budget and total + titles_after <= limit:
                 html = candidate
                 break
             forms.pop(0)
@@ -65,11 +80,12 @@ def day_pages(context: SiteContext) -> Iterator[PageSpec]:
         older = days[position + 1] if position + 1 < len(days) else None
 
         def content(uri: str = uri, day: Any = day, newer: Any = newer, older: Any = older) -> str:
-            groups = _day_sections(context, uri, day)
+            brief = _day_brief(context, uri, day)
+            groups = _day_sections(context, uri, day, reserved=size(brief))
             # Only the kinds some commit of the day carries: a quiet day of unlabelled commits has no filter.
             found = {kind: context.label_counts(day, kind) for kind in context.label_kinds}
             filters = {kind: counts for kind, counts in found.items() if counts}
-            values = {"day": day, "groups": groups, "newer": newer, "older": older, "filters": filters}
+            values = {"day": day, "brief": brief, "groups": groups, "newer": newer, "older": older, "filters": filters}
             return render("day.html.j2", **context.for_page(uri, **values))
 
         inputs = digest(
@@ -79,6 +95,7 @@ def day_pages(context: SiteContext) -> Iterator[PageSpec]:
             [context.index.facts.reverted_by(item) is not None for item in day.commits],
             newer.iso if newer else None,
             older.iso if older else None,
+            sorted((brief.platform or "", brief.fingerprint) for brief in context.index.day_briefs(day.date)),
         )
         yield PageSpec(
             uri,

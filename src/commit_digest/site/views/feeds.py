@@ -1,5 +1,7 @@
 """Atom feeds (RFC 4287): the whole site, high importance only, each platform, each subsystem and,
-on a site of several repositories, each repository; one entry per commit, the newest 50.
+on a site of several repositories, each repository; one entry per commit, the newest 50. The
+whole site's feed and each platform's also hold an entry per day and per week of those commits
+with a brief or a narrative (``rendering.feed_digests``), among them by the time it was written.
 
 Pure: the site index in, ``(path, bytes)`` out; the build writes them, and each feed's page
 announces it (``rendering.feed_list``). The subscribe page lists them all. Documents are built
@@ -21,6 +23,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.site import paths
@@ -29,6 +32,7 @@ from commit_digest.site.model.index import SiteIndex
 from commit_digest.site.options import SiteOptions
 from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.escape import plain_name, plain_text, title_plain
+from commit_digest.site.rendering.feed_digests import DigestEntries, DigestEntry
 from commit_digest.site.rendering.feed_list import (
     FEED_SIZE,
     LABEL_TERMS,
@@ -82,6 +86,14 @@ class _Writer:
         self.base = site_base(site_url)
         self.site_name = _xml_text(site_name or self.texts("site_title").unescape())
         self.titles = {item.name: item.title for item in index.repositories}
+        self.digests = DigestEntries(
+            index,
+            self.texts,
+            self._page_url,
+            lambda label_id: self._label_name("platforms", label_id),
+            taxonomy.platform_ids,
+            ZoneInfo(options.timezone),
+        )
 
     def _text(self, key: str, **values: object) -> str:
         return self.texts(key, **values).unescape()
@@ -98,17 +110,24 @@ class _Writer:
         feed_url = self.base + feed.path
         ET.SubElement(root, "id").text = feed_url
         ET.SubElement(root, "title").text = _xml_text(feed.title(self.site_name))
-        subtitle = self._text("feed_subtitle", name=feed.name, count=FEED_SIZE)
+        digests = self.digests.of(feed, commits)
+        subtitle = self._text("feed_subtitle_briefs" if digests else "feed_subtitle", name=feed.name, count=FEED_SIZE)
         ET.SubElement(root, "subtitle").text = _xml_text(subtitle)
         ET.SubElement(root, "link", {"rel": "self", "type": "application/atom+xml", "href": feed_url})
         ET.SubElement(root, "link", {"rel": "alternate", "type": "text/html", "href": self._page_url(feed.page)})
         updates = [self._updated(item) for item in commits]
-        ET.SubElement(root, "updated").text = _time(max(updates)) if updates else _NEVER
+        moments = updates + [entry.moment for entry in digests]
+        ET.SubElement(root, "updated").text = _time(max(moments)) if moments else _NEVER
         # An entry without an author name (an empty one in the store) takes the feed's.
         ET.SubElement(ET.SubElement(root, "author"), "name").text = self.site_name
         ET.SubElement(root, "generator").text = GENERATOR
         for item, updated in zip(commits, updates, strict=True):
+            # A day's or week's entry goes before the first commit published before it was written.
+            while digests and digests[0].moment >= item.local_time:
+                root.append(self._digest_entry(digests.pop(0)))
             root.append(self._entry(item, updated))
+        for entry in digests:
+            root.append(self._digest_entry(entry))
         ET.indent(root)
         return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 
@@ -143,6 +162,16 @@ class _Writer:
         for term, label in self._categories(item):
             ET.SubElement(entry, "category", {"term": term, "label": _xml_text(label)})
         ET.SubElement(entry, "summary", {"type": "text"}).text = _xml_text(self._summary(item))
+        return entry
+
+    def _digest_entry(self, found: DigestEntry) -> ET.Element:
+        entry = ET.Element("entry")
+        ET.SubElement(entry, "id").text = found.id
+        ET.SubElement(entry, "title", {"type": "text"}).text = _xml_text(found.title)
+        ET.SubElement(entry, "link", {"rel": "alternate", "type": "text/html", "href": found.link})
+        ET.SubElement(entry, "published").text = _time(found.moment)
+        ET.SubElement(entry, "updated").text = _time(found.moment)
+        ET.SubElement(entry, "summary", {"type": "text"}).text = _xml_text(found.summary)
         return entry
 
     def _label_name(self, kind: str, label_id: str) -> str:

@@ -17,6 +17,7 @@
     var entries = Array.prototype.slice.call(document.querySelectorAll(".digest-entry"));
     var groups = Array.prototype.slice.call(document.querySelectorAll("[data-digest-group]"));
     var status = filter.querySelector(".digest-filter__status");
+    var brief = document.querySelector("[data-digest-brief]");
     var chosen = { platforms: "", subsystems: "", repositories: "", kinds: "" };
     var params = new URLSearchParams(window.location.search);
     Object.keys(PARAMS).forEach(function (kind) {
@@ -50,6 +51,7 @@
           button.setAttribute("aria-pressed", String(button.getAttribute("data-filter-value") === chosen[kind]));
         });
       });
+      if (brief) showBrief(brief, chosen.platforms);
       var filtered = chosen.platforms || chosen.subsystems || chosen.repositories || chosen.kinds;
       status.textContent = !filtered
         ? ""
@@ -73,6 +75,22 @@
     });
     filter.hidden = false;
     apply();
+  }
+
+  /* A day's brief follows the day's filter: the chosen platform's brief in place of the whole
+     day's, when that platform has one. */
+  function showBrief(brief, platform) {
+    var own = platform
+      ? brief.querySelector('details[data-brief-for="' + CSS.escape(platform) + '"]')
+      : null;
+    brief.querySelectorAll("[data-brief-for]").forEach(function (block) {
+      if (block.tagName === "DETAILS") {
+        block.classList.toggle("digest-brief--chosen", block === own);
+        if (block === own) block.open = true;
+      } else {
+        block.hidden = own !== null;
+      }
+    });
   }
 
   /* The home page: the reader's platform, kept in this browser, opened on every day. */

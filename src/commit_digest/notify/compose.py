@@ -5,13 +5,17 @@ and worded analysis), so a message and the day page never disagree; the links ar
 addresses on the published site (``site.paths``). Here the channel's filters apply: only the
 commits on its platforms or in its subsystems, the high-importance ones first with a line of
 their analysis, then per platform (or per subsystem, when it follows only subsystems) the
-others from the importance it asks. The words come from ``notify/words/<language>.yml``.
+others from the importance it asks. Before them, the day's brief when one was written: the
+platform's when the channel follows exactly one platform, else the whole day's (``briefs``, read
+as the site reads them: ``site.model.briefs.site_briefs``). The words come from
+``notify/words/<language>.yml``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from importlib import resources
 
 from commit_digest.errors import InputError
@@ -19,11 +23,13 @@ from commit_digest.meaning.taxonomy import Taxonomy
 from commit_digest.meaning.vocabulary import change_type_name
 from commit_digest.models import LANGUAGE_CODES
 from commit_digest.notify.config import EmailChannel, WebhookChannel
-from commit_digest.notify.message import DayMessage, MessageLine, MessageSection
+from commit_digest.notify.message import BriefLine, DayMessage, MessageBrief, MessageLine, MessageSection
 from commit_digest.site import paths
+from commit_digest.site.model.briefs import BriefKey, SiteBrief, site_briefs
 from commit_digest.site.model.commit import GROUP_ORDER, UNANALYSED, SiteCommit
 from commit_digest.site.model.index import Day
 from commit_digest.site.rendering.escape import plain_name, title_plain
+from commit_digest.store.briefs import DayBrief
 from commit_digest.words import Words, load_words
 
 _WORDS = resources.files("commit_digest.notify").joinpath("words")
@@ -33,6 +39,14 @@ SUMMARY_CHARACTERS = 280
 
 def notify_words(language: str) -> Words:
     return load_words(_WORDS, tuple(LANGUAGE_CODES))[language]
+
+
+def day_briefs(
+    stored: Iterable[DayBrief], days: Mapping[date, Day], language: str, site_languages: Sequence[str]
+) -> dict[BriefKey, SiteBrief]:
+    """The stored briefs of ``days`` as a channel in ``language`` shows them (as the site does)."""
+    commits = {when: day.commits for when, day in days.items()}
+    return site_briefs(stored, commits, language, site_languages)
 
 
 @dataclass(frozen=True)
@@ -66,8 +80,10 @@ class Composer:
         taxonomy: Taxonomy,
         links: SiteLinks,
         site_name: str | None,
+        briefs: Mapping[BriefKey, SiteBrief] | None = None,
     ) -> None:
         self.channel = channel
+        self.briefs = briefs or {}
         self.language = language
         self.taxonomy = taxonomy
         self.links = links
@@ -152,6 +168,27 @@ class Composer:
             return importance
         return self._say("scope", labels=self.words["list_separator"].join(names)) + " · " + importance
 
+    def _brief(self, day: Day) -> MessageBrief | None:
+        """The day's brief for this channel: its one platform's, else the whole day's. A channel of
+        one platform gets no other: the whole day's would speak of commits it does not follow."""
+        platforms = self.channel.platforms
+        platform = platforms[0] if len(platforms) == 1 else None
+        brief = self.briefs.get((day.date, platform))
+        if brief is None or not brief.sentences:
+            return None
+        model = plain_name(brief.model)
+        if platform is None:
+            heading = self._say("brief_heading", model=model)
+        else:
+            heading = self._say("brief_heading_platform", platform=self._label_name("platforms", platform), model=model)
+        if brief.original_language:
+            heading += " · " + self.words[f"brief_original_{brief.original_language}"]
+        sentences = tuple(
+            BriefLine(plain_name(sentence.text), tuple(item.short_sha for item in sentence.cites))
+            for sentence in brief.sentences
+        )
+        return MessageBrief(heading, sentences)
+
     def message(self, day: Day) -> DayMessage | None:
         """The channel's message about ``day``; None when the day has no commit it follows."""
         followed = [item for item in day.newest_first if self.follows(item)]
@@ -177,6 +214,7 @@ class Composer:
             more_words=self.words["more"],
             subject=self._say("email_subject", site=plain_name(self.site_name), day=day.iso, total=len(followed)),
             footer=self._say("email_footer", channel=self.channel.key),
+            brief=self._brief(day),
         )
 
 

@@ -27,6 +27,8 @@ COLOR = 0x3B82F6
 
 def render(message: DayMessage) -> dict[str, Any]:
     parts = [markdown_text(message.counts)]
+    if message.brief:
+        parts.append(f"**{markdown_text(message.brief.heading)}**\n{markdown_text(message.brief.text)}")
     for section in message.sections:
         parts.append(
             f"**{markdown_text(section.heading)}**\n" + "\n".join(markdown_line(line) for line in section.lines)

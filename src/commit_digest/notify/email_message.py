@@ -28,6 +28,8 @@ def plain_body(message: DayMessage) -> str:
     parts = [message.title, message.counts]
     if message.scope:
         parts.append(message.scope)
+    if message.brief:
+        parts.append(f"{message.brief.heading}\n{message.brief.text}")
     for section in message.sections:
         lines = []
         for line in section.lines:
@@ -56,6 +58,8 @@ def html_body(message: DayMessage) -> str:
     parts = [f"<h2>{html_text(message.title)}</h2>", f"<p>{html_text(message.counts)}</p>"]
     if message.scope:
         parts.append(f"<p><small>{html_text(message.scope)}</small></p>")
+    if message.brief:
+        parts.append(f"<h3>{html_text(message.brief.heading)}</h3>\n<p>{html_text(message.brief.text)}</p>")
     for section in message.sections:
         lines = "\n".join(_html_line(line) for line in section.lines)
         parts.append(f"<h3>{html_text(section.heading)}</h3>\n<ul>\n{lines}\n</ul>")

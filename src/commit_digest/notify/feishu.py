@@ -49,6 +49,9 @@ def _div(content: str) -> dict[str, Any]:
 def render(message: DayMessage) -> dict[str, Any]:
     facts = lark_text(message.counts) + (f"\n{lark_text(message.scope)}" if message.scope else "")
     elements: list[dict[str, Any]] = [_div(facts)]
+    if message.brief:
+        brief = message.brief
+        elements.extend(({"tag": "hr"}, _div(f"**{lark_text(brief.heading)}**\n{lark_text(brief.text)}")))
     for section in message.sections:
         lines = "\n".join(_line(line) for line in section.lines)
         elements.extend(({"tag": "hr"}, _div(f"**{lark_text(section.heading)}**\n{lines}")))

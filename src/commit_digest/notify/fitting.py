@@ -4,7 +4,8 @@ A service refuses (or silently truncates) a message past its limit: WeCom's 4,09
 Markdown, DingTalk's 20,000, Slack's 50 blocks, Discord's 6,000 characters an embed set. The
 formatter renders a message; ``fitted`` renders it whole, and when that does not fit, finds the
 most lines that do (the size only grows with the lines shown, so a binary search suffices),
-the rest counted in the message's "and N more" line beside the day page's link.
+the rest counted in the message's "and N more" line beside the day page's link. The day's brief
+counts as lines before the first (``DayMessage.shown``): cut a sentence at a time, last.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def fitted(message: DayMessage, render: Callable[[DayMessage], Payload], fits: C
     whole = render(message)
     if fits(whole):
         return whole
-    low, high = 0, message.line_count - 1
+    low, high = 0, message.unit_count - 1
     best: Payload | None = None
     while low <= high:
         middle = (low + high) // 2

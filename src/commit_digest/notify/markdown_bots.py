@@ -44,6 +44,8 @@ def markdown_body(message: DayMessage) -> str:
     parts = [f"### {markdown_text(message.title)}", markdown_text(message.counts)]
     if message.scope:
         parts.append(markdown_text(message.scope))
+    if message.brief:
+        parts.append(f"**{markdown_text(message.brief.heading)}**\n\n{markdown_text(message.brief.text)}")
     for section in message.sections:
         lines = "\n".join(markdown_line(line) for line in section.lines)
         parts.append(f"**{markdown_text(section.heading)}**\n\n{lines}")

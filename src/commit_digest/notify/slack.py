@@ -56,6 +56,8 @@ def render(message: DayMessage) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"type": "header", "text": {"type": "plain_text", "text": header}}]
     facts = [slack_text(message.counts)] + ([slack_text(message.scope)] if message.scope else [])
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": fact} for fact in facts]})
+    if message.brief:
+        blocks.extend(_sections(message.brief.heading, [slack_text(line.text) for line in message.brief.sentences]))
     for section in message.sections:
         blocks.extend(_sections(section.heading, [_line(line) for line in section.lines]))
     ending = slack_link(message.day_url, message.open_day)

@@ -50,6 +50,9 @@ def render(message: DayMessage) -> dict[str, Any]:
     ]
     if message.scope:
         body.append(_rich(_run(message.scope, isSubtle=True), spacing="None"))
+    if message.brief:
+        body.append(_rich(_run(message.brief.heading, weight="Bolder"), separator=True, spacing="Medium"))
+        body.append(_rich(_run(message.brief.text), spacing="Small"))
     for section in message.sections:
         body.append(_rich(_run(section.heading, weight="Bolder", size="Medium"), separator=True, spacing="Medium"))
         for line in section.lines:

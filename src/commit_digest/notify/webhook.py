@@ -37,6 +37,14 @@ def render(message: DayMessage) -> dict[str, Any]:
         "counts": message.stats,
         "counts_text": message.counts,
         "scope": message.scope,
+        "brief": (
+            {
+                "heading": message.brief.heading,
+                "sentences": [dataclasses.asdict(line) for line in message.brief.sentences],
+            }
+            if message.brief
+            else None
+        ),
         "sections": [
             {"heading": section.heading, "commits": [dataclasses.asdict(line) for line in section.lines]}
             for section in message.sections

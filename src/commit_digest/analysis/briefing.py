@@ -17,7 +17,7 @@ from datetime import date
 from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.brief_floor import DayCommit, brief_problem, fewest_sentences, resolve_citation
@@ -186,12 +186,7 @@ class BriefWriter(StructuredWriter):
         """The result of a final verdict (an invalid reply here is a failure: no more asking)."""
 
         def stored(texts: Texts) -> BriefResult:
-            try:
-                return Outcome(AnalysisStatus.OK, usage, self.brief(job, texts, usage))
-            except ValidationError as error:  # a text made of control characters only, once they are removed
-                problem = error.errors(include_url=False)[0]
-                where = ".".join(str(part) for part in problem["loc"])
-                return Outcome(AnalysisStatus.FAILED, usage, error=f"invalid reply: {where}: {problem['msg']}")
+            return Outcome(AnalysisStatus.OK, usage, self.brief(job, texts, usage))
 
         return self.outcome(verdict, usage, stored)
 

@@ -10,6 +10,8 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
 from commit_digest.analysis.llm_analyzer import Clock, llm_analyzer_name, session_for, utc_now
 from commit_digest.analysis.llm_client import LlmClient
 from commit_digest.analysis.llm_errors import LlmError
@@ -31,9 +33,15 @@ def outcome_of(
     verdict: Verdict[T], usage: TokenUsage, *, max_output_tokens: int, stored: Callable[[T], Outcome[R]]
 ) -> Outcome[R]:
     """What a final verdict comes to (an invalid reply here is a failure: no more asking);
-    ``stored`` turns a parsed value into the outcome to store."""
+    ``stored`` turns a parsed value into the outcome to store (a stored model refusing it is an
+    invalid reply too)."""
     if verdict.value is not None:
-        return stored(verdict.value)
+        try:
+            return stored(verdict.value)
+        except ValidationError as error:  # a text made of control characters only, once they are removed
+            problem = error.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            return Outcome(AnalysisStatus.FAILED, usage, error=f"invalid reply: {where}: {problem['msg']}")
     if verdict.refusal is not None:
         return Outcome(AnalysisStatus.REFUSED, usage, error=f"the model refused: {verdict.refusal}")
     if verdict.cut_off:

@@ -19,7 +19,7 @@ from datetime import date
 from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
 from commit_digest.analysis import llm_schema
 from commit_digest.analysis.exchange import StructuredWriter, ask
@@ -185,12 +185,7 @@ class NarrativeWriter(StructuredWriter):
         """The result of a final verdict (an invalid reply here is a failure: no more asking)."""
 
         def stored(texts: dict[LanguageCode, str]) -> NarrativeResult:
-            try:
-                return Outcome(AnalysisStatus.OK, usage, self.narrative(job, texts, usage))
-            except ValidationError as error:  # a text made of control characters only, once they are removed
-                problem = error.errors(include_url=False)[0]
-                where = ".".join(str(part) for part in problem["loc"])
-                return Outcome(AnalysisStatus.FAILED, usage, error=f"invalid reply: {where}: {problem['msg']}")
+            return Outcome(AnalysisStatus.OK, usage, self.narrative(job, texts, usage))
 
         return self.outcome(verdict, usage, stored)
 

@@ -4,16 +4,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from commit_digest.analysis.briefing import BriefJob, BriefResult, BriefWriter
+from commit_digest.analysis.briefing import BriefJob
 from commit_digest.analysis.task import Skipped, TaskWords
+from commit_digest.analysis.written_task import WrittenTask
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.briefs import DayBrief
 
 
 def brief_lease_name(day: str, platform: str) -> str:
-    return f"brief/{day}/{platform}"
+    return f"{BriefTask.lease_prefix}/{day}/{platform}"
 
 
 def brief_is_current(stored: DayBrief | None, inputs: str, languages: tuple[str, ...]) -> bool:
@@ -21,21 +20,11 @@ def brief_is_current(stored: DayBrief | None, inputs: str, languages: tuple[str,
     return stored is not None and stored.inputs == inputs and all(code in stored.texts for code in languages)
 
 
-class BriefTask:
-    """One (day, platform); ``started``: a brief stored after it was written by another run of this one's kind."""
+class BriefTask(WrittenTask[BriefJob, DayBrief]):
+    """One (day, platform or the whole day)."""
 
     words = TaskWords(verb="briefed", unit="days per platform", doing="briefing", kept="briefs", one="brief")
-
-    def __init__(self, writer: BriefWriter, *, rewrite: bool, started: datetime) -> None:
-        self.writer = writer
-        self.rewrite = rewrite
-        self.started = started
-
-    def name_of(self, item: BriefJob) -> str:
-        return item.name
-
-    def lease_name(self, item: BriefJob) -> str:
-        return brief_lease_name(*item.key)
+    lease_prefix = "brief"
 
     def recheck(self, store: AnalysisStore, item: BriefJob) -> BriefJob | Skipped:
         stored = store.brief(*item.key)
@@ -45,15 +34,5 @@ class BriefTask:
             return Skipped("written by another run meanwhile")
         return item
 
-    def ask(self, item: BriefJob) -> BriefResult:
-        return self.writer.write(item)
-
-    def keep(self, store: AnalysisStore, item: BriefJob, outcome: BriefResult) -> bool:
-        if outcome.value is None:
-            return False
-        store.put_brief(outcome.value)
-        return True
-
-    def done_line(self, item: BriefJob, outcome: BriefResult) -> str | None:
-        left_out = f" ({item.omitted} more left out)" if item.omitted else ""
-        return f"{item.name}: written from {len(item.commits)} commits{left_out}"
+    def put(self, store: AnalysisStore, value: DayBrief) -> None:
+        store.put_brief(value)

@@ -3,32 +3,22 @@ arrives under ``narrative/<week>/<platform>``, replaced only when a rewrite is a
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from commit_digest.analysis.narration import NarrativeJob, NarrativeResult, NarrativeWriter
+from commit_digest.analysis.narration import NarrativeJob
 from commit_digest.analysis.task import Skipped, TaskWords
+from commit_digest.analysis.written_task import WrittenTask
 from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.narratives import WeekNarrative
 
 
 def narrative_lease_name(week: str, platform: str) -> str:
-    return f"narrative/{week}/{platform}"
+    return f"{NarrateTask.lease_prefix}/{week}/{platform}"
 
 
-class NarrateTask:
-    """One (week, platform); ``started``: a narrative stored after it was written by another run of this one's kind."""
+class NarrateTask(WrittenTask[NarrativeJob, WeekNarrative]):
+    """One (week, platform)."""
 
     words = TaskWords(verb="narrated", unit="weeks per platform", doing="narrating", kept="narratives", one="narrative")
-
-    def __init__(self, writer: NarrativeWriter, *, rewrite: bool, started: datetime) -> None:
-        self.writer = writer
-        self.rewrite = rewrite
-        self.started = started
-
-    def name_of(self, item: NarrativeJob) -> str:
-        return item.name
-
-    def lease_name(self, item: NarrativeJob) -> str:
-        return narrative_lease_name(*item.key)
+    lease_prefix = "narrative"
 
     def recheck(self, store: AnalysisStore, item: NarrativeJob) -> NarrativeJob | Skipped:
         stored = store.narrative(*item.key)
@@ -36,15 +26,5 @@ class NarrateTask:
             return Skipped("written by another run meanwhile")
         return item
 
-    def ask(self, item: NarrativeJob) -> NarrativeResult:
-        return self.writer.write(item)
-
-    def keep(self, store: AnalysisStore, item: NarrativeJob, outcome: NarrativeResult) -> bool:
-        if outcome.value is None:
-            return False
-        store.put_narrative(outcome.value)
-        return True
-
-    def done_line(self, item: NarrativeJob, outcome: NarrativeResult) -> str | None:
-        left_out = f" ({item.omitted} more left out)" if item.omitted else ""
-        return f"{item.name}: written from {len(item.commits)} commits{left_out}"
+    def put(self, store: AnalysisStore, value: WeekNarrative) -> None:
+        store.put_narrative(value)

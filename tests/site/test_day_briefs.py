@@ -6,6 +6,7 @@ shown only as text; a day without one says its summary is the rules'. Real ``mkd
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -146,6 +147,23 @@ def test_a_hostile_brief_is_shown_as_text(brief_site: BuiltSite) -> None:
     # A citation of a commit of another day is left out; its sentence stays.
     other_day = next(item for item in re.findall(r"<li>(.*?)</li>", whole, re.S) if "别的日子" in item)
     assert "digest-cite" not in other_day
+
+
+def _description(page: str) -> str:
+    found = re.search(r'<meta name="description" content="([^"]*)">', page)
+    assert found is not None
+    return html.unescape(found.group(1))
+
+
+@pytest.mark.slow
+def test_a_link_to_the_day_previews_its_brief(brief_site: BuiltSite) -> None:
+    described = _description(brief_site.page("days/2026-01-15"))
+    assert described.startswith("2026-01-15：5 个提交，高 1 · 中 1 · 低 1 · 未分析 2。" + WHOLE_DAY["zh"][0][0])
+    hostile = _description(brief_site.page("days/2026-01-17"))
+    assert "<script>document.title='pwned-brief'</script>" in hostile  # text in an attribute, escaped
+    assert '<meta name="description" content="2026-01-17' in brief_site.page("days/2026-01-17")
+    quiet = _description(brief_site.page("days/2026-01-16"))
+    assert "[Deprecation] Remove V0 engine (#32501)" in quiet  # no brief: its titles, as before
 
 
 @pytest.mark.slow

@@ -95,15 +95,22 @@ def importance_counts(commits: Sequence[SiteCommit], texts: Texts) -> str:
     )
 
 
-def commits_description(lead: str, commits: Sequence[SiteCommit], texts: Texts, *, titles: bool = True) -> str:
+def commits_description(
+    lead: str, commits: Sequence[SiteCommit], texts: Texts, *, titles: bool = True, brief: Sequence[str] = ()
+) -> str:
     """The commits' lead, count and counts by importance ("2026-01-08：54 个提交，高 3 · 中 20 ·
     低 31。") and, with ``titles``, the most important commits' titles, as many as the
-    description holds; "" (the site's description) without commits."""
+    description holds, or the sentences of a ``brief`` (a day's, untrusted) in their place: what
+    a link to the day previews is then what changed, not a list of titles; "" (the site's
+    description) without commits."""
     if not commits:
         return ""
     counts = importance_counts(commits, texts)
     described = texts("describe_commits", lead=plain_name(lead), total=len(commits), counts=counts).unescape()
-    if titles and commits:
+    if brief:
+        for sentence in brief:
+            described = _joined(described, plain_name(sentence))
+    elif titles and commits:
         separator = texts("describe_separator").unescape()
         shown: list[str] = []
         length = width(described)

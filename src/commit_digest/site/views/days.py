@@ -72,6 +72,14 @@ def _day_sections(context: SiteContext, uri: str, day: Any, reserved: int = 0) -
     return list(groups.items())
 
 
+def _description(context: SiteContext, day: Any) -> str:
+    """What the day page says of itself (link previews): its counts, then its brief's sentences
+    when it has one, else its most important commits' titles."""
+    whole = context.index.brief(day.date)
+    brief = whole.plain_sentences if whole is not None else ()
+    return commits_description(day.iso, day.commits, context.texts, brief=brief)
+
+
 def day_pages(context: SiteContext) -> Iterator[PageSpec]:
     days = context.index.days  # newest first
     for position, day in enumerate(days):
@@ -103,7 +111,7 @@ def day_pages(context: SiteContext) -> Iterator[PageSpec]:
             content,
             inputs,
             group=day.iso,
-            describe=lambda day=day: commits_description(day.iso, day.commits, context.texts),
+            describe=lambda day=day: _description(context, day),
         )
 
 

@@ -34,6 +34,7 @@ from commit_digest.cli import main
 from commit_digest.models import CommitRecord
 from commit_digest.settings import read_mkdocs_yml
 from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.durable_kinds import RECORDS, kind_of
 from tests.analysis.bilingual_replies import language_responder, stored_analysis
 from tests.analysis.conftest import make_analyzer, make_commit, make_settings
 from tests.analysis.narrative_replies import is_written, narratives_or
@@ -547,7 +548,13 @@ def analysed(llm: FakeOpenAIServer, shas: list[str]) -> list[str]:
 
 
 def durable_records(root: Path) -> int:
-    return sum(len(path.read_text(encoding="utf-8").splitlines()) for path in (root / "data").rglob("*.jsonl"))
+    """The records' lines alone: the night also saves the briefs, narratives ... it wrote."""
+    data = root / "data"
+    return sum(
+        len(path.read_text(encoding="utf-8").splitlines())
+        for path in data.rglob("*.jsonl")
+        if kind_of(path.relative_to(data).as_posix()) is RECORDS
+    )
 
 
 @pytest.mark.parametrize(("signum", "group"), [STOPS[1], STOPS[2], STOPS[4]])

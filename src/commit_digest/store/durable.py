@@ -259,8 +259,9 @@ def restore_durable(
     that reads is merged).
 
     Merging keeps the more valuable analysis of each commit, the newer narrative of each week
-    and platform, and the stored release of each tag (a release the store lacks is added), so
-    restoring into a store that is newer than the durable form changes nothing that matters.
+    and platform, the newer brief of each day and platform, and the stored release of each tag
+    (a release the store lacks is added), so restoring into a store that is newer than the
+    durable form changes nothing that matters.
     ``release_tags`` (repository → its ``release_tags``; the default pattern for one not named)
     is the fetch's filter: a release whose tag it refuses is skipped and counted, never stored.
     """

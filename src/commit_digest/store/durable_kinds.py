@@ -26,10 +26,13 @@ from commit_digest.meaning.releases import Release, is_release_tag, release_orde
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DEFAULT_RELEASE_TAGS
 from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.briefs import WHOLE_DAY, DayBrief
 from commit_digest.store.durable_files import Key, LineKey, field_key
 from commit_digest.store.durable_layout import (
+    BRIEFS_DIR,
     NARRATIVES_DIR,
     RELEASES_DIR,
+    brief_file,
     model_line,
     month_file,
     narrative_file,
@@ -114,6 +117,16 @@ def _delivery_key(delivery: Delivery) -> Key:
     return (delivery.channel, delivery.day.isoformat()) if delivery.delivered else ()
 
 
+_BRIEF_KEY = field_key(("day",), ("platform",))
+
+
+def _brief_line_key(value: object) -> Key | None:
+    # The whole day's brief has no platform (null): its key names it as the store's does.
+    if isinstance(value, dict) and value.get("platform") is None:
+        value = {**value, "platform": WHOLE_DAY}
+    return _BRIEF_KEY(value)
+
+
 RECORDS: DurableKind[CommitRecord] = DurableKind(
     name="records",
     label="records",
@@ -168,9 +181,21 @@ NOTIFICATIONS: DurableKind[Delivery] = DurableKind(
     stored=lambda store: NotificationLedger(store).deliveries(),
     merge=lambda store, deliveries: NotificationLedger(store).merge(deliveries),
 )
+BRIEFS: DurableKind[DayBrief] = DurableKind(
+    name=BRIEFS_DIR,
+    label="day briefs",
+    model=DayBrief,
+    file=brief_file,
+    line=model_line,
+    order=lambda brief: brief.key,
+    key=lambda brief: brief.key,
+    line_key=_brief_line_key,
+    stored=AnalysisStore.briefs,
+    merge=_each(AnalysisStore.merge_brief),
+)
 
 # In the order a restore merges them.
-KINDS: tuple[DurableKind[Any], ...] = (RECORDS, NARRATIVES, RELEASES, NOTIFICATIONS)
+KINDS: tuple[DurableKind[Any], ...] = (RECORDS, NARRATIVES, RELEASES, NOTIFICATIONS, BRIEFS)
 BY_NAME: Mapping[str, DurableKind[Any]] = {kind.name: kind for kind in KINDS}
 
 

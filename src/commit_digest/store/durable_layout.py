@@ -6,8 +6,10 @@ weeks' narratives by ISO year of their week, one line each, ordered by week and 
 levels deep, so they never mix with a repository's files), ``<dir>/releases/<owner>.<name>.jsonl``
 (a repository's releases, one line each in the order they were tagged, also two levels deep; a
 GitHub owner has no dot, so the name is unambiguous), ``<dir>/notifications/<YYYY>.jsonl`` (which
-day was sent to which notification channel, by year of the day: ``notification_ledger``) and
-``<dir>/manifest.json``. What each kind of file holds and how it is read back: ``durable_kinds``.
+day was sent to which notification channel, by year of the day: ``notification_ledger``),
+``<dir>/briefs/<YYYY-MM>.jsonl`` (the days' briefs by month of their day, one line each, ordered by
+day and platform, the whole day's under ``all``) and ``<dir>/manifest.json``. What each kind of
+file holds and how it is read back: ``durable_kinds``.
 
 Releases are saved so that a lost store does not spend the API requests that found them again.
 A release file is the whole truth of its repository's releases: a file no release is saved to any
@@ -28,11 +30,13 @@ from pydantic import BaseModel
 from commit_digest.errors import StoreError
 from commit_digest.meaning.releases import Release
 from commit_digest.models import CommitRecord
+from commit_digest.store.briefs import DayBrief
 from commit_digest.store.narratives import WeekNarrative
 from commit_digest.store.notification_ledger import NOTIFICATIONS_DIR, Delivery
 
 NARRATIVES_DIR = "narratives"
 RELEASES_DIR = "releases"
+BRIEFS_DIR = "briefs"
 
 
 def month_file(directory: Path, record: CommitRecord) -> Path:
@@ -47,7 +51,7 @@ def narrative_file(directory: Path, narrative: WeekNarrative) -> Path:
 
 
 def model_line(value: BaseModel) -> str:
-    """A narrative's or a release's line: keys sorted, text as it is (readable in a diff)."""
+    """A narrative's, release's or brief's line: keys sorted, text as it is (readable in a diff)."""
     return json.dumps(value.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
@@ -71,3 +75,7 @@ def inside(directory: Path, path: Path, *, follow_links: bool = False) -> Path:
 
 def notification_file(directory: Path, delivery: Delivery) -> Path:
     return inside(directory, directory / NOTIFICATIONS_DIR / f"{delivery.day.year:04d}.jsonl")
+
+
+def brief_file(directory: Path, brief: DayBrief) -> Path:
+    return inside(directory, directory / BRIEFS_DIR / f"{brief.day.year:04d}-{brief.day.month:02d}.jsonl")

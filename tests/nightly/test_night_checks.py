@@ -17,6 +17,7 @@ from commit_digest import environment
 from commit_digest.analysis.llm_client import DEFAULT_BASE_URL, LlmClient
 from commit_digest.cli import main
 from commit_digest.settings import LlmSettings, read_mkdocs_yml
+from tests.analysis.narrative_replies import narratives_or
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 

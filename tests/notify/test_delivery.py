@@ -188,3 +188,43 @@ def test_each_language_names_the_site_as_its_pages_do(
     said = capsys.readouterr().out
     assert said.count("Acme Rocket digest") >= 2  # the zh channel and the en one
     assert "Daily commit digest" not in said and "vLLM" not in said
+
+
+def test_the_notify_command_sends_the_days_brief_first(
+    tmp_path: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The brief stored by `brief` reaches the day's message through the command, not only the composer:
+    the whole day's to a channel of every platform, ROCm's to the channel of ROCm alone."""
+    from datetime import UTC, datetime
+
+    from commit_digest.models import Provenance
+    from commit_digest.store.briefs import BriefSentence, DayBrief
+
+    listed, environ = _channels(server)
+    records = day_records(6)
+    config_file = write_project(tmp_path, listed, records)
+    cited = (records[0].commit.short_sha,)
+    written = Provenance(analyzer="llm:gpt-test", created_at=datetime(2026, 1, 9, 3, 0, tzinfo=UTC))
+    with AnalysisStore(tmp_path / "cache") as store:
+        for platform, text in ((None, "今天的重点是引擎的一处修复。"), ("rocm", "ROCm 上引擎修复了一处崩溃。")):
+            sentences = {"zh": (BriefSentence(text=text, commits=cited),)}
+            english = {
+                "en": (BriefSentence(text=f"{platform or 'Every platform'}: the engine fix matters.", commits=cited),)
+            }
+            store.put_brief(
+                DayBrief(
+                    day=DAY.date(),
+                    platform=platform,
+                    texts={**sentences, **english},
+                    commits=cited,
+                    inputs="0" * 32,
+                    provenance=written,
+                )
+            )
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert main(["notify", "-f", str(config_file), "--day", DAY.date().isoformat(), "--dry-run"]) == 0
+    said = capsys.readouterr().out
+    assert "今天的重点是引擎的一处修复。" in said  # the slack channel, zh, every platform
+    assert "rocm: the engine fix matters." in said  # the wecom channel, en, ROCm alone
+    assert "Every platform: the engine fix matters." not in said and "ROCm 上引擎修复了一处崩溃。" not in said

@@ -28,7 +28,7 @@ from commit_digest.commands.common import (
     site_settings_from_args,
 )
 from commit_digest.errors import CommitDigestError, InputError
-from commit_digest.notify.compose import Composer, SiteLinks
+from commit_digest.notify.compose import Composer, SiteLinks, day_briefs
 from commit_digest.notify.config import EmailChannel, WebhookChannel
 from commit_digest.notify.http_sender import HttpSender
 from commit_digest.notify.run import ChannelPlan, NotifySummary, Outbox, RecordingError, deliver
@@ -234,6 +234,8 @@ def notify_site(
     titles = {item.name: item.title for item in repositories}
     names = _site_names(config)
     days_by_language: dict[str, dict[date, Day]] = {}
+    briefs_by_language: dict[str, Any] = {}
+    stored_briefs = list(store.briefs())
     plans = []
     channels = _chosen_channels(settings, options)
     for channel in channels:
@@ -241,6 +243,9 @@ def notify_site(
         if language not in days_by_language:
             index = build_index(records, repositories=repositories, zone=zone, taxonomy=taxonomy, language=language)
             days_by_language[language] = {day.date: day for day in index.days}
+            briefs_by_language[language] = day_briefs(
+                stored_briefs, days_by_language[language], language, settings.languages
+            )
         root = language_root(language, settings.languages) if language in settings.languages else ""
         links = SiteLinks(
             base=site_base(site_url) + root,
@@ -252,7 +257,7 @@ def notify_site(
         own_name = site_name(names, language)
         if own_name is None and isinstance(config.get("site_name"), str):
             own_name = config["site_name"]
-        composer = Composer(channel, language, taxonomy, links, own_name)
+        composer = Composer(channel, language, taxonomy, links, own_name, briefs_by_language[language])
         plans.append(ChannelPlan(channel, composer, days_by_language[language], site=site_base(site_url)))
     ledger = NotificationLedger(store)
     if options.resend and options.day is not None and options.channel is not None:

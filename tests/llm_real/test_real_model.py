@@ -321,6 +321,37 @@ def test_translate_one_analysis_and_narrate_one_week(
     assert all(reads_as_prose(text, code) for item in narratives for code, text in item.texts.items())
 
 
+# One family: each costs a real model's whole reply, and the briefing path is the same for both.
+@pytest.mark.parametrize("family", ["llama.cpp"])
+def test_brief_one_day_with_the_real_model_and_a_second_run_sends_nothing(
+    request: pytest.FixtureRequest, tmp_path: Path, family: str
+) -> None:
+    """The whole day's brief of the newest demo day, written by the real model whole: stored only
+    above the brief's floor (every citation a commit of that day), and a second run asks again only
+    when the first stored nothing."""
+    llama_server: LlamaServer = request.getfixturevalue(SERVER_FIXTURES[family])
+    cache, config = tmp_path / "cache", _config(tmp_path, max_output_tokens=WHOLE)
+    records = _sample(cache, 12)
+    _remember(cache, llama_server, family)
+    offline = _cli(llama_server, config, cache, "analyze", "--offline")
+    assert offline.code == 0 and offline.requests == [], offline.output
+    day = records[-1].commit.committed_at.astimezone(UTC).date()
+    of_the_day = {r.commit.short_sha for r in records if r.commit.committed_at.astimezone(UTC).date() == day}
+    first = _cli(llama_server, config, cache, "brief", "--day", day.isoformat(), "--limit", "1")
+    _report(f"{family} brief", first, len(of_the_day), int(first.code == 0))
+    print(*(line for line in first.output.splitlines() if ": failed: " in line or "briefed" in line), sep="\n")
+    assert first.code in (0, 1), first.output
+    assert 1 <= len(first.requests) <= 2 and 500 not in first.requests
+    with AnalysisStore(cache) as store:
+        briefs = [item for item in store.briefs() if item.day == day]
+    assert bool(briefs) == (first.code == 0), first.output
+    for item in briefs:
+        cited = {sha for sentences in item.texts.values() for sentence in sentences for sha in sentence.commits}
+        assert cited <= of_the_day and reads_as_prose(" ".join(s.text for s in item.sentences("en")), "en")
+    second = _cli(llama_server, config, cache, "brief", "--day", day.isoformat(), "--limit", "1")
+    assert (second.requests == []) == (first.code == 0), second.output
+
+
 # -- llama.cpp's own llama-server: the second family ---------------------------------------------
 
 

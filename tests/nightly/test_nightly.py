@@ -14,7 +14,8 @@ import yaml
 
 from commit_digest.cli import main
 from commit_digest.settings import read_mkdocs_yml
-from tests.analysis.narrative_replies import is_narrative, narratives_or
+from tests.analysis.brief_replies import SENTENCES, asked_for, is_brief
+from tests.analysis.narrative_replies import is_narrative, is_written, narratives_or
 from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, FakePull, FakeRepository
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 
@@ -122,7 +123,7 @@ def _night_environment(night: Night, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_first_night_fetches_analyses_and_builds(night: Night, capsys: pytest.CaptureFixture[str]) -> None:
     assert night.run() == 0
-    assert len([request for request in night.llm.chat_requests if not is_narrative(request.json)]) == 12
+    assert len([request for request in night.llm.chat_requests if not is_written(request.json)]) == 12
     assert (night.root / "data" / "manifest.json").exists()
     assert list((night.root / "data" / "vllm-project" / "vllm").glob("*.jsonl"))
     page = night.commit_page(1)
@@ -131,6 +132,17 @@ def test_first_night_fetches_analyses_and_builds(night: Night, capsys: pytest.Ca
     assert (night.site / "404.html").exists()
     output = capsys.readouterr()
     assert "nightly: complete" in output.err
+    # The completed days among the 12 commits (up to 17.5 hours back: yesterday's, unless the night
+    # runs after 17:30 UTC) get their briefs after the analyses, saved with them, and the day page
+    # leads with the whole day's.
+    assert "brief: briefed" in output.err
+    briefs = [request for request in night.llm.chat_requests if is_brief(request.json)]
+    if datetime.now(UTC).hour * 60 + datetime.now(UTC).minute >= 17 * 60 + 30:
+        return
+    assert briefs
+    assert list((night.root / "data" / "briefs").glob("*.jsonl"))
+    day = asked_for(briefs[0].message("user"))[0]
+    assert SENTENCES["zh"][0] in (night.site / "days" / day / "index.html").read_text(encoding="utf-8")
 
 
 def test_second_night_with_nothing_new_costs_nothing(night: Night) -> None:
@@ -170,7 +182,7 @@ def test_a_night_with_the_llm_down_publishes_and_marks_the_new_commits(
     night.llm = FakeOpenAIServer(narratives_or(analysis_responder())).start()
     night.configure()
     assert night.run() == 0
-    assert len([request for request in night.llm.chat_requests if not is_narrative(request.json)]) == 2
+    assert len([request for request in night.llm.chat_requests if not is_written(request.json)]) == 2
     assert "此处显示的是离线分析" not in night.commit_page(20)
 
 

@@ -2,7 +2,8 @@
 
 restore the store from its durable form → fetch since the last stored commit → update the
 releases (new release tags, the commits each released first) → analyse what is not analysed →
-narrate the completed weeks that have no narrative (LLM only) → save the durable form →
+narrate the completed weeks that have no narrative, and brief the completed days whose analyses
+changed (LLM only) → save the durable form →
 `mkdocs build --strict` → notify the channels of ``notify:`` of each new day (after a built site
 only: a failed channel marks the night partial and leaves the site as built).
 
@@ -56,6 +57,7 @@ from commit_digest.site.build.size_guard import SiteTooLargeError
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import restore_durable, save_durable
 from commit_digest.store.durable_files import DurableFormDamaged, check_folder
+from commit_digest.store.durable_kinds import KINDS
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.nightly")
 
@@ -67,7 +69,7 @@ EXIT_FAILED = 2
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "nightly",
-        help="restore, fetch, analyse, narrate, save and build: the whole nightly run",
+        help="restore, fetch, analyse, narrate, brief, save and build: the whole nightly run",
         description="Restores the store from its durable form when needed, fetches the commits since the "
         "last stored one, analyses what is not analysed (LLM when OPENAI_API_KEY is set), writes the "
         "narratives of the completed weeks that lack one (LLM only), saves the durable form and runs "
@@ -156,6 +158,7 @@ def run_nightly(args: argparse.Namespace) -> int:
         if any(isinstance(done.error, StoreError) for done in night.steps):
             unpaid = "the store cannot keep what is paid for"
         step(night, console, "narrate", lambda report: _narrate(store, site, unpaid, report))
+        step(night, console, "brief", lambda report: _brief(store, site, unpaid, report))
         saved = step(night, console, "save", lambda report: _save(store, durable_dir, patterns, args.prune, report))
     if stopping.stop_requested():
         print_lines(console, ["nightly: the night ends after the save; the next night builds and notifies"])
@@ -204,12 +207,14 @@ def _restore_or_raise(
         report.lines.append(f"store already matches {durable_dir} ({len(store)} records)")
     else:
         report.lines.append(f"merged {result.records} records from {durable_dir}: {result.changed} new or better")
-        if result.narratives:
-            report.lines.append(f"merged {_narratives(result.narratives)}: {result.narratives_changed} new or newer")
-        if result.releases:
-            report.lines.append(f"merged {_releases_count(result.releases)}: {result.releases_added} not in the store")
+        for kind in KINDS[1:]:  # after the records: narratives, releases, notification entries, briefs
+            restored = result.kind(kind.name)
+            if restored.read:
+                added = "not in the store" if kind.name == "releases" else "new or newer"
+                report.lines.append(f"merged {_counted(restored.read, kind.label)}: {restored.merged} {added}")
         if result.releases_skipped:
-            report.lines.append(f"skipped {_releases_count(result.releases_skipped)} whose tags are not release tags")
+            skipped = _counted(result.releases_skipped, "releases")
+            report.lines.append(f"skipped {skipped} whose tags are not release tags")
 
 
 def _fetch(
@@ -302,42 +307,64 @@ def _analyse_with_llm(store: AnalysisStore, settings: DigestSettings, taxonomy: 
 
 
 def _narrate(store: AnalysisStore, settings: DigestSettings, skipped: str | None, report: StepReport) -> None:
-    """The narratives of the last completed weeks that lack one; none when ``skipped`` says why.
-    Without an LLM the step is skipped and the night is not the worse for it: the week pages show
-    the analyses."""
+    """The narratives of the last completed weeks that lack one. Without an LLM the step is skipped
+    and the night is not the worse for it: the week pages show the analyses."""
+    from commit_digest.analysis.narration import NarrativeWriter
+    from commit_digest.plans.weeks import WeekRequest, narrate_site
+
+    def run(client: Any) -> Any:
+        return narrate_site(store, NarrativeWriter(client, settings), settings, WeekRequest())
+
+    _written(settings, skipped, report, "week pages show the analyses without a narrative", run)
+
+
+def _brief(store: AnalysisStore, settings: DigestSettings, skipped: str | None, report: StepReport) -> None:
+    """The briefs of the last completed days whose analyses changed since (or that have none).
+    Without an LLM the day pages keep the rule-based morning read."""
+    from commit_digest.analysis.briefing import BriefWriter
+    from commit_digest.plans.days import DayRequest, brief_site
+
+    def run(client: Any) -> Any:
+        return brief_site(store, BriefWriter(client, settings), settings, DayRequest())
+
+    _written(settings, skipped, report, "day pages show the rule-based morning read", run)
+
+
+def _written(settings: DigestSettings, skipped: str | None, report: StepReport, without: str, run: Any) -> None:
+    """A step whose pass the LLM writes (``run`` with a client); none when ``skipped`` says why."""
     if skipped is not None:
-        report.lines.append(f"skipped ({skipped}): week pages show the analyses without a narrative")
+        report.lines.append(f"skipped ({skipped}): {without}")
         return
     if not environment.value(environment.OPENAI_API_KEY):
         report.lines.append("skipped: OPENAI_API_KEY is not set")
         return
     from commit_digest.analysis.llm_client import LlmClient
-    from commit_digest.analysis.narration import NarrativeWriter
-    from commit_digest.plans.weeks import WeekRequest, narrate_site
 
     client = LlmClient(settings.llm)
     try:
-        summary = narrate_site(store, NarrativeWriter(client, settings), settings, WeekRequest())
+        summary = run(client)
     finally:
         client.close()
     report.lines.extend([*summary.lines(), *client.suspect_lines()])
     report.ok = summary.all_ok
 
 
-def _narratives(count: int) -> str:
-    return f"{count} week narrative" + ("" if count == 1 else "s")
-
-
-def _releases_count(count: int) -> str:
-    return f"{count} release" + ("" if count == 1 else "s")
+def _counted(count: int, label: str) -> str:
+    """``count`` of a kind's values: "1 week narrative", "2 day briefs", "1 notification entry"."""
+    if count == 1:
+        label = label[:-3] + "y" if label.endswith("ies") else label.removesuffix("s")
+    return f"{count} {label}"
 
 
 def _save(store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], prune: bool, report: StepReport) -> None:
     result = save_durable(store, durable_dir, prune=prune, release_tags=patterns)
-    narratives = f", {_narratives(result.narratives)}" if result.narratives else ""
-    releases = f", {_releases_count(result.releases)}" if result.releases else ""
+    kinds = "".join(
+        f", {_counted(result.saved[kind.name], kind.label)}"
+        for kind in KINDS[1:]
+        if kind.name != "notifications" and result.saved.get(kind.name)
+    )
     report.lines.append(
-        f"{result.records} records{narratives}{releases} in {durable_dir}: {result.files_written} files written, "
+        f"{result.records} records{kinds} in {durable_dir}: {result.files_written} files written, "
         f"{result.files_unchanged} unchanged"
     )
 

@@ -13,22 +13,22 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from commit_digest import environment, stopping
 from commit_digest.commands.common import (
     add_common_options,
     add_llm_options,
     day_argument,
-    llm_overrides,
-    open_store,
-    print_lines,
-    site_settings_from_args,
 )
+from commit_digest.commands.written import run_written
 from commit_digest.errors import InputError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
+    from commit_digest.analysis.llm_client import LlmClient
+    from commit_digest.analysis.pipeline import PassSummary
     from commit_digest.plans.days import DayRequest
+    from commit_digest.settings import DigestSettings
+    from commit_digest.store.analysis_store import AnalysisStore
 
 
 def register(subparsers: Any) -> None:
@@ -80,29 +80,19 @@ def day_request(args: argparse.Namespace) -> DayRequest:
 
 
 def run_brief(args: argparse.Namespace) -> int:
-    settings = site_settings_from_args(args, llm=llm_overrides(args))
-    stopping.set_grace(settings.stop_grace_seconds)
-    request = day_request(args)
-    if not environment.value(environment.OPENAI_API_KEY):
-        raise InputError(
-            "OPENAI_API_KEY is not set: briefs are written by an LLM (set it, and OPENAI_BASE_URL or "
-            "llm.base_url for a server other than api.openai.com); the day pages show the rule-based morning "
-            "read without one"
-        )
-    console = Console(stderr=True)
-    # The openai SDK takes a third of a second to import: only the commands that call it pay.
-    from commit_digest.analysis.briefing import BriefWriter
-    from commit_digest.analysis.llm_client import LlmClient
-    from commit_digest.plans.days import brief_site
+    def run(client: LlmClient, settings: DigestSettings, store: AnalysisStore, console: Console) -> PassSummary:
+        from commit_digest.analysis.briefing import BriefWriter
+        from commit_digest.plans.days import brief_site
 
-    client = LlmClient(settings.llm)
-    try:
         writer = BriefWriter(client, settings)
-        with open_store(settings) as store:
-            summary = brief_site(
-                store, writer, settings, request, rewrite=args.rewrite, limit=args.limit, console=console
-            )
-    finally:
-        client.close()
-    print_lines(console, [*summary.lines(), *client.suspect_lines()])
-    return 0 if summary.all_ok else 1
+        return brief_site(
+            store, writer, settings, day_request(args), rewrite=args.rewrite, limit=args.limit, console=console
+        )
+
+    return run_written(
+        args,
+        what="briefs",
+        without="the day pages show the rule-based morning read",
+        plan=lambda: day_request(args),
+        run=run,
+    )

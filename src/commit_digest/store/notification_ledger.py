@@ -32,7 +32,6 @@ from commit_digest.errors import StoreError
 from commit_digest.models import StrictModel
 from commit_digest.notify.config import ChannelName
 from commit_digest.store.analysis_store import AnalysisStore
-from commit_digest.store.exchange import InputProblems
 
 LEDGER_META = "notifications"
 NOTIFICATIONS_DIR = "notifications"
@@ -75,21 +74,6 @@ def delivery_line(delivery: Delivery) -> str:
 
 def delivery_order(delivery: Delivery) -> tuple[date, str]:
     return (delivery.day, delivery.channel)
-
-
-def read_all_deliveries(lines: Iterable[str], *, source: str) -> list[Delivery]:
-    """Every entry of a year file, or an InputError listing every bad line (``file:line: field``)."""
-    problems = InputProblems()
-    found = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            found.append(Delivery.model_validate_json(line))
-        except ValidationError as error:
-            problems.add_invalid(source, number, error)
-    problems.raise_if_any()
-    return found
 
 
 def _stored(delivery: Delivery) -> dict[str, Any]:

@@ -266,6 +266,18 @@ class Provenance(StrictModel):
     def is_llm(self) -> bool:
         return self.analyzer.startswith("llm:")
 
+    @property
+    def model(self) -> str | None:
+        """The model an LLM's work names ("gpt-4o-mini"), None for the rules' or a legacy report's.
+        A local server's model given as a file path shows its file name alone: the folders name the
+        machine that built the site, which no page shows."""
+        if not self.is_llm:
+            return None
+        name = self.analyzer.removeprefix("llm:")
+        if name.startswith(("/", "~", "./", "../")) or re.match(r"^[A-Za-z]:[\\/]", name):
+            name = re.split(r"[\\/]", name.rstrip("/\\"))[-1] or name
+        return name
+
 
 
 class AnalysisText(StrictModel):
@@ -319,6 +331,13 @@ class Analysis(StrictModel):
     @property
     def ok(self) -> bool:
         return self.provenance.status is AnalysisStatus.OK
+
+    @property
+    def identity(self) -> str:
+        """Which analysis this is, as the store's merge tells two apart: who wrote it, when, in what
+        language (a translation added to it keeps it the same analysis)."""
+        provenance = self.provenance
+        return f"{provenance.analyzer}|{provenance.created_at.isoformat()}|{provenance.language}"
 
     @property
     def language(self) -> LanguageCode:

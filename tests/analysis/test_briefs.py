@@ -147,7 +147,7 @@ def test_one_request_per_completed_day_and_platform_and_a_second_run_sends_nothi
     server.reset()
     assert brief(cache_dir, config) == 0
     assert server.chat_requests == []
-    assert "5 current: their analyses have not changed" in capsys.readouterr().err
+    assert "4 current: their analyses have not changed" in capsys.readouterr().err
 
 
 def test_a_brief_is_asked_again_only_when_its_days_analyses_change(
@@ -283,3 +283,42 @@ def test_the_floor_counts_sentences_and_wants_every_sentence_cited() -> None:
     assert "no Chinese" in str(brief_problem({"zh": english}, listed=["abcdef012345"], day=DAY, where="d", most=6))
     junk = [("48k 0 0", ["abcdef012345"])]
     assert "prose" in str(brief_problem({"en": junk}, listed=["abcdef012345"], day=DAY, where="d", most=6))
+
+
+def test_a_platform_holding_the_whole_day_gets_its_copy_even_when_the_whole_days_brief_is_current(
+    server: FakeOpenAIServer, cache_dir: Path, config: Path
+) -> None:
+    """Before: the copy was made only by the run that wrote the whole day's brief; a copy lost
+    since (or a label added) was never made again."""
+    three_days(cache_dir)
+    assert brief(cache_dir, config, "--day", BEFORE.isoformat()) == 0
+    with AnalysisStore(cache_dir) as store:
+        copy = store.brief(BEFORE.isoformat(), "rocm")
+        assert copy is not None
+    fresh = cache_dir.parent / "fresh"
+    with AnalysisStore(cache_dir) as store, AnalysisStore(fresh) as other:
+        for record in store.records():
+            other.merge(record)
+        whole = store.brief(BEFORE.isoformat(), "all")
+        assert whole is not None
+        other.put_brief(whole)
+    server.reset()
+    assert brief(fresh, config, "--day", BEFORE.isoformat()) == 0
+    assert server.chat_requests == []
+    with AnalysisStore(fresh) as other:
+        assert other.brief(BEFORE.isoformat(), "rocm") == copy
+
+
+@pytest.mark.parametrize(
+    ("analyzer", "shown"),
+    [
+        ("llm:gpt-4o-mini", "gpt-4o-mini"),
+        ("llm:Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"),
+        ("llm:/home/ci/models/gemma-3-270m.gguf", "gemma-3-270m.gguf"),
+        ("llm:~/models/x.gguf", "x.gguf"),
+        ("llm:C:\\models\\x.gguf", "x.gguf"),
+        ("offline", None),
+    ],
+)
+def test_a_brief_names_its_model_never_the_folders_of_the_machine_that_ran_it(analyzer: str, shown: str | None) -> None:
+    assert Provenance(analyzer=analyzer, created_at=datetime(2026, 1, 9, tzinfo=UTC)).model == shown

@@ -31,7 +31,7 @@ from commit_digest.analysis.task import Outcome
 from commit_digest.analysis.verdict import Verdict, judge_reply
 from commit_digest.models import AnalysisStatus, Importance, LanguageCode, Provenance, TokenUsage
 from commit_digest.settings import DigestSettings
-from commit_digest.store.briefs import MAX_CITED, MAX_SENTENCES, SENTENCE_CAP, WHOLE_DAY, BriefSentence, DayBrief
+from commit_digest.store.briefs import MAX_CITED, MAX_SENTENCES, SENTENCE_CAP, BriefSentence, DayBrief, brief_key
 
 # Bump when a template or the schema changes (stored briefs are kept until their day's analyses change).
 BRIEF_PROMPT_VERSION = "brief-1"
@@ -73,7 +73,7 @@ class BriefJob:
 
     @property
     def key(self) -> tuple[str, str]:
-        return (self.day.isoformat(), self.platform or WHOLE_DAY)
+        return brief_key(self.day, self.platform)
 
     @property
     def name(self) -> str:

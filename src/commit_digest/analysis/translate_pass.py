@@ -97,12 +97,6 @@ def split_job_custom_id(custom_id: str) -> JobKey | None:
     return (repository, sha, language)  # type: ignore[return-value]
 
 
-def analysis_identity(analysis: Analysis) -> str:
-    """Which analysis a translation was made from: what the store's merge calls the same analysis."""
-    provenance = analysis.provenance
-    return f"{provenance.analyzer}|{provenance.created_at.isoformat()}|{provenance.language}"
-
-
 class TranslateTask:
     """One (commit, language): the analysis's own wording in that language, stored into the analysis
     it was made from. A batch remembers that analysis: a line whose analysis was replaced meanwhile
@@ -150,7 +144,7 @@ class TranslateTask:
         return self.translator.request(item.record.commit, item.analysis, item.language)
 
     def remembered(self, items: list[Job]) -> dict[str, Any]:
-        return {"translations": {job_custom_id(job): analysis_identity(job.analysis) for job in items}}
+        return {"translations": {job_custom_id(job): job.analysis.identity for job in items}}
 
     @staticmethod
     def waiting(info: dict[str, Any]) -> dict[str, str]:
@@ -165,7 +159,7 @@ class TranslateTask:
         record = store.get(key[0], key[1]) if key is not None else None
         if key is None or record is None or record.analysis is None:
             return None
-        if analysis_identity(record.analysis) != remembered or not missing_languages(record.analysis, (key[2],)):
+        if record.analysis.identity != remembered or not missing_languages(record.analysis, (key[2],)):
             return None  # replaced or translated meanwhile: the next run sees what is left
         return Job(record, key[2])
 

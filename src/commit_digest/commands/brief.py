@@ -80,14 +80,14 @@ def day_request(args: argparse.Namespace) -> DayRequest:
 
 
 def run_brief(args: argparse.Namespace) -> int:
-    def run(client: LlmClient, settings: DigestSettings, store: AnalysisStore, console: Console) -> PassSummary:
+    def run(
+        client: LlmClient, settings: DigestSettings, store: AnalysisStore, console: Console, request: DayRequest
+    ) -> PassSummary:
         from commit_digest.analysis.briefing import BriefWriter
         from commit_digest.plans.days import brief_site
 
         writer = BriefWriter(client, settings)
-        return brief_site(
-            store, writer, settings, day_request(args), rewrite=args.rewrite, limit=args.limit, console=console
-        )
+        return brief_site(store, writer, settings, request, rewrite=args.rewrite, limit=args.limit, console=console)
 
     return run_written(
         args,

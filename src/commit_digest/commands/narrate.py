@@ -82,13 +82,15 @@ def week_request(args: argparse.Namespace) -> WeekRequest:
 
 
 def run_narrate(args: argparse.Namespace) -> int:
-    def run(client: LlmClient, settings: DigestSettings, store: AnalysisStore, console: Console) -> PassSummary:
+    def run(
+        client: LlmClient, settings: DigestSettings, store: AnalysisStore, console: Console, request: WeekRequest
+    ) -> PassSummary:
         from commit_digest.analysis.narration import NarrativeWriter
         from commit_digest.plans.weeks import narrate_site
 
         writer = NarrativeWriter(client, settings)
         return narrate_site(
-            store, writer, settings, week_request(args), rewrite=args.rewrite, limit=args.limit, console=console
+            store, writer, settings, request, rewrite=args.rewrite, limit=args.limit, console=console
         )
 
     return run_written(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.console import Console
 
@@ -20,19 +20,22 @@ if TYPE_CHECKING:
     from commit_digest.analysis.llm_client import LlmClient
     from commit_digest.analysis.pipeline import PassSummary
 
-# The pass: with a client, the site's settings, the store and the console, its summary.
-WrittenPass = Callable[["LlmClient", DigestSettings, AnalysisStore, Console], "PassSummary"]
+RequestT = TypeVar("RequestT")
+# The pass: with a client, the site's settings, the store, the console and the request, its summary.
+WrittenPass = Callable[["LlmClient", DigestSettings, AnalysisStore, Console, RequestT], "PassSummary"]
 
 
-def run_written(args: argparse.Namespace, *, what: str, without: str, plan: Callable[[], Any], run: WrittenPass) -> int:
-    """Runs ``run`` once ``plan`` (the request the flags make) is sound and a key is set. ``what``
-    names the texts ("narratives"), ``without`` what the pages show instead.
+def run_written(
+    args: argparse.Namespace, *, what: str, without: str, plan: Callable[[], RequestT], run: WrittenPass[RequestT]
+) -> int:
+    """Runs ``run`` on what ``plan`` makes of the flags (a week's or day's request) once it is sound
+    and a key is set. ``what`` names the texts ("narratives"), ``without`` what the pages show instead.
 
     Exit status 0 when every text selected was stored (or there was nothing to write), 1 when some
     failed or were refused (nothing is stored for them; the next run asks again)."""
     settings = site_settings_from_args(args, llm=llm_overrides(args))
     stopping.set_grace(settings.stop_grace_seconds)
-    plan()
+    request = plan()
     if not environment.value(environment.OPENAI_API_KEY):
         raise InputError(
             f"OPENAI_API_KEY is not set: {what} are written by an LLM (set it, and OPENAI_BASE_URL or "
@@ -45,7 +48,7 @@ def run_written(args: argparse.Namespace, *, what: str, without: str, plan: Call
     client = LlmClient(settings.llm)
     try:
         with open_store(settings) as store:
-            summary = run(client, settings, store, console)
+            summary = run(client, settings, store, console, request)
     finally:
         client.close()
     print_lines(console, [*summary.lines(), *client.suspect_lines()])

@@ -32,7 +32,7 @@ from commit_digest.settings import DigestSettings
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.index import Day, SiteIndex
 from commit_digest.store.analysis_store import AnalysisStore
-from commit_digest.store.briefs import WHOLE_DAY, DayBrief, inputs_fingerprint
+from commit_digest.store.briefs import WHOLE_DAY, DayBrief, brief_key, inputs_fingerprint
 
 # At most this many commits go into one request (the most important ones); the rest are counted.
 MAX_COMMITS_SENT = 40
@@ -79,6 +79,9 @@ class BriefPlan:
 
     jobs: list[BriefJob] = field(default_factory=list)
     current: int = 0  # stored, written from the same analyses in every language (no rewrite asked)
+    # (day, platforms): platforms holding all of the day's analysed commits, which get the whole
+    # day's brief under their own key, unpaid.
+    shared: list[tuple[str, list[str]]] = field(default_factory=list)
 
     def notes(self) -> list[str]:
         return (
@@ -89,11 +92,7 @@ class BriefPlan:
 def _identity(item: SiteCommit) -> tuple[str, str]:
     analysis = item.record.analysis
     assert analysis is not None, "only analysed commits are briefed"
-    provenance = analysis.provenance
-    return (
-        item.record.commit.sha,
-        f"{provenance.analyzer}|{provenance.created_at.isoformat()}|{provenance.status.value}",
-    )
+    return item.record.commit.sha, analysis.identity
 
 
 def _brief_commit(item: SiteCommit) -> BriefCommit:
@@ -131,20 +130,22 @@ def day_jobs(
         return
     day_commits = tuple(DayCommit(item.short_sha, item.record.commit.pr_number, item.title) for item in day.commits)
     whole = {item.short_sha for item in analysed}
+    shared: list[str] = []
+    plan.shared.append((day.iso, shared))
     scopes: list[tuple[str | None, list[SiteCommit]]] = [(None, analysed)]
     for platform, _ in day.label_counts("platforms", taxonomy.platform_ids):
         on_platform = [item for item in day.with_label("platforms", platform) if item.analysed]
         if on_platform:
             scopes.append((platform, on_platform))
     for platform, items in scopes:
+        if platform is not None and {item.short_sha for item in items} == whole:
+            shared.append(platform)  # the whole day's brief serves it: nothing to ask
+            continue
         inputs = inputs_fingerprint(_identity(item) for item in items)
-        key = (day.iso, platform or WHOLE_DAY)
-        kept = stored.get(key)
+        kept = stored.get(brief_key(day.date, platform))
         if brief_is_current(kept, inputs, languages) and not rewrite:
             plan.current += 1
             continue
-        if platform is not None and {item.short_sha for item in items} == whole:
-            continue  # the whole day's brief, copied under this platform once it is written
         ordered = _ordered(items)
         missing = tuple(code for code in languages if kept is None or code not in kept.texts)
         adds_languages = kept is not None and kept.inputs == inputs and not rewrite and missing
@@ -185,19 +186,6 @@ def brief_plan(
     return plan
 
 
-def platforms_with_the_whole_day(index: SiteIndex, taxonomy: Taxonomy, day_iso: str) -> list[str]:
-    """The platforms whose analysed commits that day are all of the day's analysed commits."""
-    for day in index.days:
-        if day.iso == day_iso:
-            whole = {item.short_sha for item in day.commits if item.analysed}
-            return [
-                platform
-                for platform, _ in day.label_counts("platforms", taxonomy.platform_ids)
-                if {item.short_sha for item in day.with_label("platforms", platform) if item.analysed} == whole
-            ]
-    return []
-
-
 def brief_site(
     store: AnalysisStore,
     writer: BriefWriter,
@@ -224,22 +212,19 @@ def brief_site(
         summary=PassSummary(BriefTask.words, notes=plan.notes()),
         console=console,
     )
-    copy_whole_days(store, index, taxonomy, [job for job in plan.jobs if job.platform is None])
+    copy_whole_days(store, plan.shared)
     return summary
 
 
-def copy_whole_days(store: AnalysisStore, index: SiteIndex, taxonomy: Taxonomy, whole_days: Sequence[BriefJob]) -> int:
-    """Stores each written whole day's brief under the platforms that hold all of that day's commits;
-    how many it stored."""
+def copy_whole_days(store: AnalysisStore, shared: Sequence[tuple[str, Sequence[str]]]) -> int:
+    """Stores each day's whole brief under the platforms that hold all of that day's analysed
+    commits (``BriefPlan.shared``), where it is not there yet; how many it stored."""
     copied = 0
-    for job in whole_days:
-        brief = store.brief(*job.key)
-        if brief is None or brief.inputs != job.inputs:
-            continue
-        for platform in platforms_with_the_whole_day(index, taxonomy, job.key[0]):
-            existing = store.brief(job.key[0], platform)
+    for day, platforms in shared:
+        brief = store.brief(day, WHOLE_DAY) if platforms else None
+        for platform in platforms if brief is not None else ():
             copy = brief.model_copy(update={"platform": platform})
-            if existing != copy:
+            if store.brief(day, platform) != copy:
                 store.put_brief(copy)
                 copied += 1
     return copied

@@ -50,6 +50,11 @@ class BriefSentence(StrictModel):
 Sentences = Annotated[tuple[BriefSentence, ...], Field(min_length=1, max_length=MAX_SENTENCES)]
 
 
+def brief_key(day: date, platform: str | None) -> tuple[str, str]:
+    """(day, platform or "all"): where a brief is stored, one each."""
+    return (day.isoformat(), platform or WHOLE_DAY)
+
+
 def inputs_fingerprint(analysed: Iterable[tuple[str, str]]) -> str:
     """What a brief was written from, as one token: the (sha, analysis identity) of each analysed
     commit it covers. A new, replaced or newly failed analysis changes it; a translation does not."""
@@ -83,8 +88,7 @@ class DayBrief(StrictModel):
 
     @property
     def key(self) -> tuple[str, str]:
-        """(day, platform or "all"): one brief each."""
-        return (self.day.isoformat(), self.platform or WHOLE_DAY)
+        return brief_key(self.day, self.platform)
 
     @property
     def name(self) -> str:

@@ -43,10 +43,6 @@ class SiteBrief:
         return tuple(sentence.text for sentence in self.sentences)
 
 
-def _model(analyzer: str) -> str:
-    return analyzer.split(":", 1)[1] if analyzer.startswith("llm:") else analyzer
-
-
 def _worded(brief: DayBrief, language: str, site_languages: Sequence[str]) -> LanguageCode | None:
     """The language the brief is shown in: the build's, else the first other language of the site
     it was written in; None when it has none of the site's (it is then not shown at all)."""
@@ -78,7 +74,7 @@ def site_brief(
         day=brief.day,
         platform=brief.platform,
         sentences=sentences,
-        model=_model(brief.provenance.analyzer),
+        model=brief.provenance.model or brief.provenance.analyzer,
         created_at=brief.provenance.created_at,
         fingerprint=text_digest(brief.model_dump_json()),
         original_language=None if code == language else code,

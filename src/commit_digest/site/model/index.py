@@ -129,12 +129,11 @@ def site_narratives(stored: Iterable[WeekNarrative], language: LanguageCode) -> 
         original: LanguageCode | None = None
         if text is None:
             original, text = next(iter(narrative.texts.items()))
-        analyzer = narrative.provenance.analyzer
         found[narrative.key] = SiteNarrative(
             week=narrative.week,
             platform=narrative.platform,
             text=text,
-            model=analyzer.split(":", 1)[1] if analyzer.startswith("llm:") else analyzer,
+            model=narrative.provenance.model or narrative.provenance.analyzer,
             fingerprint=text_digest(narrative.model_dump_json()),
             original_language=original,
             created_at=narrative.provenance.created_at,

@@ -80,7 +80,6 @@ class SiteContext(SiteNaming):
             "clock": clock,
             "web_url": lambda item: Markup(item.summary.web_url),
             "pr_url": lambda item: Markup(item.summary.pr_url or ""),
-            "model_name": _model_name,
             # A date is one word to a reader: never broken at its hyphens.
             "nowrap": lambda text: Markup('<span class="digest-nowrap">%s</span>') % text,
             "several_repositories": self.index.several_repositories,
@@ -155,7 +154,3 @@ def _label_ids(labels: tuple[Label, ...]) -> str:
     """The labels' ids, space-separated (an entry's filter attribute): plain text, escaped on output.
     What `map(attribute="id") | join(" ")` printed, without two filters' generators per entry."""
     return " ".join(label.id for label in labels)
-
-
-def _model_name(analyzer: str) -> str:
-    return analyzer.split(":", 1)[1] if analyzer.startswith("llm:") else "-"

@@ -20,6 +20,7 @@ from tests.fakes.github_server import FakeCommit, FakeFile, FakeGithubServer, Fa
 from tests.fakes.openai_server import FakeOpenAIServer, analysis_responder
 
 PROJECT = Path(__file__).resolve().parents[2]
+YESTERDAY_NOON = 12  # the number of the commit made at noon yesterday
 REPOSITORY = "vllm-project/vllm"
 API_KEY = "sk-nightly-test-SECRET-0123456789"
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -105,6 +106,11 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Night]:
         for number in range(12):
             repository.add_commit(fake_commit(number, hours_ago=1 + number * 1.5))
             repository.add_pull(FakePull(40000 + number, body="PR description", labels=["ready"]))
+        # And one at noon yesterday (inside the two days fetched), whatever the hour: a completed
+        # day the first night briefs.
+        now = datetime.now(UTC)
+        repository.add_commit(fake_commit(YESTERDAY_NOON, hours_ago=now.hour + now.minute / 60 + 12))
+        repository.add_pull(FakePull(40000 + YESTERDAY_NOON, body="PR description", labels=["ready"]))
         # Narrative requests answered too: on a Monday just after midnight the first night's
         # commits may lie in the week just completed, which the night then narrates.
         night = Night(root, github, repository, FakeOpenAIServer(narratives_or(analysis_responder())).start())
@@ -123,7 +129,7 @@ def _night_environment(night: Night, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_first_night_fetches_analyses_and_builds(night: Night, capsys: pytest.CaptureFixture[str]) -> None:
     assert night.run() == 0
-    assert len([request for request in night.llm.chat_requests if not is_written(request.json)]) == 12
+    assert len([request for request in night.llm.chat_requests if not is_written(request.json)]) == 13
     assert (night.root / "data" / "manifest.json").exists()
     assert list((night.root / "data" / "vllm-project" / "vllm").glob("*.jsonl"))
     page = night.commit_page(1)
@@ -132,13 +138,10 @@ def test_first_night_fetches_analyses_and_builds(night: Night, capsys: pytest.Ca
     assert (night.site / "404.html").exists()
     output = capsys.readouterr()
     assert "nightly: complete" in output.err
-    # The completed days among the 12 commits (up to 17.5 hours back: yesterday's, unless the night
-    # runs after 17:30 UTC) get their briefs after the analyses, saved with them, and the day page
-    # leads with the whole day's.
+    # Yesterday, a completed day, gets its briefs after the analyses, saved with them, and its
+    # day page leads with the whole day's.
     assert "brief: briefed" in output.err
     briefs = [request for request in night.llm.chat_requests if is_brief(request.json)]
-    if datetime.now(UTC).hour * 60 + datetime.now(UTC).minute >= 17 * 60 + 30:
-        return
     assert briefs
     assert list((night.root / "data" / "briefs").glob("*.jsonl"))
     day = asked_for(briefs[0].message("user"))[0]

@@ -90,10 +90,6 @@ class DayBrief(StrictModel):
     def key(self) -> tuple[str, str]:
         return brief_key(self.day, self.platform)
 
-    @property
-    def name(self) -> str:
-        return f"{self.key[0]} {self.key[1]}"
-
     def sentences(self, language: LanguageCode) -> tuple[BriefSentence, ...]:
         """The brief in ``language``; empty when it was not written in it."""
         return self.texts.get(language, ())

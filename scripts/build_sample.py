@@ -17,19 +17,28 @@ import argparse
 import hashlib
 import re
 import sys
+import tempfile
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
 import yaml
 
-from commit_digest.models import Commit, CommitRecord, FileChange, FileStatus
+from commit_digest.legacy.importer import import_files
+from commit_digest.meaning.releases import Release
+from commit_digest.meaning.taxonomy import load_taxonomy
+from commit_digest.models import AnalysisStatus, Commit, CommitRecord, FileChange, FileStatus, PatchState, Provenance
+from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.exchange import write_records
+from commit_digest.store.sample_note import SampleNote, note_text
 
 REPOSITORY = "vllm-project/vllm"
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SEEDS = ROOT.parent / "shared" / "seeds"
 DEFAULT_OUT = ROOT / "src" / "commit_digest" / "data" / "sample-vllm.jsonl"
+NIGHT = time(2, 0)  # when the sample's failed analysis was "asked"
+NOTE_SUFFIX = ".note.json"  # beside the records: sample-vllm.note.json
+RELEASES_SUFFIX = ".releases.jsonl"  # one Release per line
 FILES_TABLE = ROOT / "scripts" / "sample_files.yml"
 PLACEHOLDER_PREFIX = "commit-digest-sample:"
 # The days the sample holds, from the seeds, and how many commits each report lists.
@@ -146,9 +155,22 @@ def body_of(message: str | None, title: str) -> str:
     return rest.strip("\n")
 
 
-def build_commits(seeds: Path) -> list[Commit]:
+def with_patches(changes: tuple[FileChange, ...], patches: dict[str, list[str]], title: str) -> tuple[FileChange, ...]:
+    """The commit's files with the hand-written diffs of ``patches`` (a file it lacks is added)."""
+    by_path = {change.path: change for change in changes}
+    for path, (entry, patch) in patches.items():
+        (change,) = file_changes([entry], title)
+        if change.path != path:
+            raise SystemExit(f"{FILES_TABLE}: patches of {title!r}: {path} names {change.path}")
+        by_path[path] = change.model_copy(update={"patch": patch, "patch_state": PatchState.INCLUDED})
+    return tuple(by_path.values())
+
+
+def build_commits(seeds: Path) -> tuple[list[Commit], set[str]]:
+    """The sample's commits, and the shas of those made up whole."""
     table = yaml.safe_load(FILES_TABLE.read_text(encoding="utf-8"))
     files: dict[int, list[str]] = table["files"]
+    patches: dict[str, dict[str, list[str]]] = table["patches"]
     commits: list[Commit] = []
     used: set[int] = set()
     for report in sorted(seeds.glob("*.txt")):
@@ -178,8 +200,10 @@ def build_commits(seeds: Path) -> list[Commit]:
     if unused:
         raise SystemExit(f"{FILES_TABLE}: files for PRs not in the seeds: {sorted(unused)}")
     synthetic = table["synthetic_day"]
-    for time, author, title, entries in synthetic["commits"]:
-        when = datetime.fromisoformat(f"{synthetic['date']}T{time}+00:00")
+    invented: set[str] = set()
+    for clock, author, title, entries in synthetic["commits"]:
+        when = datetime.fromisoformat(f"{synthetic['date']}T{clock}+00:00")
+        invented.add(placeholder_sha(title))
         commits.append(
             Commit(
                 repository=REPOSITORY,
@@ -188,12 +212,62 @@ def build_commits(seeds: Path) -> list[Commit]:
                 authored_at=when,
                 committed_at=when,
                 title=title,
-                files=file_changes(entries, title),
+                files=with_patches(file_changes(entries, title), patches.pop(title, {}), title),
             )
         )
+    if patches:
+        raise SystemExit(f"{FILES_TABLE}: patches for commits not in the synthesized day: {sorted(patches)}")
     if len({commit.sha for commit in commits}) != len(commits):
         raise SystemExit("two sample commits share a sha")
-    return commits
+    return commits, invented
+
+
+def with_legacy_analyses(commits: list[Commit], seeds: Path, failed_title: str) -> list[CommitRecord]:
+    """The commits with the analyses the legacy reports hold (written by the legacy tool's model,
+    imported as ``import-legacy`` does), and one invented commit marked as a failed analysis."""
+    with tempfile.TemporaryDirectory(prefix="sample-") as folder, AnalysisStore(folder) as store:
+        store.merge_all(CommitRecord(commit=commit) for commit in commits)
+        reports = sorted(path for path in seeds.glob("*.txt"))
+        import_files(
+            reports,
+            store,
+            requested_repository=REPOSITORY,
+            default_repository=REPOSITORY,
+            zone=UTC,
+            taxonomy=load_taxonomy(),
+        )
+        records = {record.commit.sha: record for record in store.records(REPOSITORY)}
+    if len(records) != len(commits):
+        raise SystemExit(f"the legacy import changed the commits: {len(records)} records for {len(commits)} commits")
+    failed = records[placeholder_sha(failed_title)]
+    records[failed.commit.sha] = failed.model_copy(
+        update={
+            "failure": Provenance(
+                analyzer="llm:sample-model",
+                # The night after the commit, as a nightly run would have asked: later than the
+                # offline analysis beside it (which carries the commit's time), so it stays shown.
+                created_at=datetime.combine(failed.commit.committed_at.date() + timedelta(days=1), NIGHT, tzinfo=UTC),
+                status=AnalysisStatus.FAILED,
+                error="the demo's example of a failed analysis: no model was asked",
+                language="zh",
+            )
+        }
+    )
+    return [records[commit.sha] for commit in commits]
+
+
+def sample_release(records: list[CommitRecord], spec: dict[str, str]) -> Release:
+    """The invented release of the synthesized day: its tag on the day's last commit, releasing
+    every commit of that day (the real days' commits are left in no release)."""
+    day = [record.commit for record in records if record.commit.committed_at.date().isoformat() == spec["day"]]
+    last = max(day, key=lambda commit: commit.committed_at)
+    return Release(
+        repository=REPOSITORY,
+        tag=spec["tag"],
+        sha=last.sha,
+        tagged_at=last.committed_at + timedelta(minutes=5),
+        commits=tuple(commit.sha for commit in day),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,9 +275,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=Path, default=DEFAULT_SEEDS)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
-    commits = build_commits(args.seeds)
+    commits, invented = build_commits(args.seeds)
+    table = yaml.safe_load(FILES_TABLE.read_text(encoding="utf-8"))
+    records = with_legacy_analyses(commits, args.seeds, table["failed_analysis"])
     with args.out.open("w", encoding="utf-8", newline="\n") as out:
-        count = write_records((CommitRecord(commit=commit) for commit in commits), out)
+        count = write_records(records, out)
+    days = sorted(commit.committed_at.date() for commit in commits)
+    release = sample_release(records, table["release"])
+    releases_path = args.out.with_name(args.out.name.removesuffix(".jsonl") + RELEASES_SUFFIX)
+    releases_path.write_text(release.model_dump_json() + "\n", encoding="utf-8")
+    note = SampleNote(
+        repository=REPOSITORY,
+        first_day=days[0],
+        last_day=days[-1],
+        commits=len(commits),
+        invented=frozenset(invented),
+        invented_tags=frozenset({release.tag}),
+        placeholder_shas=frozenset(c.sha for c in commits if c.sha == placeholder_sha(c.title)) - invented,
+    )
+    note_path = args.out.with_name(args.out.name.removesuffix(".jsonl") + NOTE_SUFFIX)
+    note_path.write_text(note_text(note) + "\n", encoding="utf-8")
     per_day: dict[str, int] = {}
     for commit in commits:
         day = commit.committed_at.date().isoformat()

@@ -14,9 +14,12 @@ from mkdocs.config.defaults import MkDocsConfig
 
 import commit_digest
 import commit_digest_mkdocs
+from commit_digest.errors import CommitDigestError
 from commit_digest.settings import PLUGIN_NAME
 from commit_digest.site.build.incremental import shared_digest
 from commit_digest.site.fingerprint import digest, package_digest, text_digest, tree_digest, versions_digest
+from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.store.sample_note import SAMPLE_META
 
 # Config keys that do not change what a page looks like (or are hashed by content instead).
 _NOT_OUTPUT = frozenset({"site_dir", "docs_dir", "config_file_path", "strict", "watch", "dev_addr", "plugins", "theme"})
@@ -47,6 +50,16 @@ def config_digest(config: MkDocsConfig) -> str:
     return digest(values)
 
 
+def _sample_note_text(cache_dir: Path) -> str:
+    if not cache_dir.is_dir():
+        return ""
+    try:
+        with AnalysisStore(cache_dir) as store:
+            return str(store.get_meta(SAMPLE_META) or "")
+    except CommitDigestError:
+        return ""  # the build itself says what is wrong with the store
+
+
 def shared_inputs_digest(config: MkDocsConfig) -> str:
     """Configuration, our code, library versions, hand-written docs, theme overrides, taxonomy file."""
     installed = Path(sysconfig.get_paths()["purelib"]).resolve()
@@ -56,9 +69,13 @@ def shared_inputs_digest(config: MkDocsConfig) -> str:
         if not Path(folder).resolve().is_relative_to(installed):
             trees.append(tree_digest(Path(folder)))
     plugin = config.plugins.get(PLUGIN_NAME)
+    base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
     taxonomy_file = plugin.config.get("taxonomy_file") if plugin is not None else None
+    if plugin is not None and plugin.config.get("cache_dir"):
+        # Every page says when it shows sample data: a store that gains or loses the note is
+        # a change of every page.
+        trees.append(_sample_note_text(base / plugin.config["cache_dir"]))
     if taxonomy_file:
-        base = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         path = base / taxonomy_file
         trees.append(text_digest(path.read_text(encoding="utf-8")) if path.is_file() else f"missing {path}")
     code = [

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from commit_digest.meaning.impact import ChangeKind, ImpactKind
 from commit_digest.models import CommitRecord
 from commit_digest.settings import DigestSettings, plugin_options_in, settings_from_mapping
 from commit_digest.site import paths
@@ -115,6 +116,21 @@ class Digest:
     def month(self, month: str) -> list[SiteCommit]:
         """Commits of a month, newest first."""
         return [item for day in self.index.months.get(month, ()) for item in day.newest_first]
+
+    def deprecations(self, month: str) -> list[SiteCommit]:
+        """Commits of a month that deprecate or remove something, newest first: by their analysis
+        (change type "deprecation") or by their diff (a deprecation warning added, or an
+        environment variable, flag, argument or dependency removed: their operator impact)."""
+        facts = self.index.facts
+        return [
+            item
+            for item in self.month(month)
+            if item.change_type == "deprecation"
+            or any(
+                change.kind is ImpactKind.DEPRECATION or change.change is ChangeKind.REMOVED
+                for change in facts.impact(item).changes
+            )
+        ]
 
 
 def open_store(path: Path | str) -> AnalysisStore:

@@ -16,6 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from commit_digest.analysis.offline_pass import analyse_offline
 from commit_digest.analysis.selection import Selection
 from commit_digest.commands.common import (
@@ -27,11 +29,16 @@ from commit_digest.commands.common import (
 )
 from commit_digest.errors import InputError, StoreError
 from commit_digest.meaning.offline import OfflineAnalyzer
+from commit_digest.meaning.releases import Release
 from commit_digest.meaning.taxonomy import load_taxonomy
-from commit_digest.models import LANGUAGE_CODES
+from commit_digest.models import LANGUAGE_CODES, CommitRecord
 from commit_digest.store.exchange import read_all_records
+from commit_digest.store.sample_note import SAMPLE_META, load_note_file, note_text
 
 SAMPLE = "data/sample-vllm.jsonl"
+# What of the sample is made up, and its days: the site says so on every page.
+SAMPLE_NOTE = "data/sample-vllm.note.json"
+SAMPLE_RELEASES = "data/sample-vllm.releases.jsonl"  # its invented release, one per line
 # The demo site outside a checkout: its mkdocs.yml beside its docs/ (theme overrides and
 # the gen-files script), as package data.
 DEMO_SITE = "data/demo_site"
@@ -91,11 +98,22 @@ def _demo(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, language=args.language)
     sample = resources.files("commit_digest").joinpath(SAMPLE)
     records = read_all_records(sample.read_text(encoding="utf-8").splitlines(), source=SAMPLE)
+    note = load_note_file(
+        resources.files("commit_digest").joinpath(SAMPLE_NOTE).read_text(encoding="utf-8"), SAMPLE_NOTE
+    )
+    # The legacy reports' analyses are in Chinese: a site in another language shows the offline
+    # rules' analyses of those commits instead of a language its readers did not choose.
+    records = [_in_language(record, settings.language) for record in records]
     analyzer = OfflineAnalyzer(load_taxonomy(settings.taxonomy, settings.taxonomy_file), settings.language)
     with open_store(settings) as store:
         added = store.merge_all(records)
+        for release in _sample_releases():
+            store.merge_release(release)
         summary = analyse_offline(store, analyzer, Selection(zone=settings.zone))
         stored = list(store.records())
+        # The line every page shows says whose analyses the site holds: count them once stored.
+        written = sum(1 for record in stored if _model_written(record, settings.language))
+        store.set_meta(SAMPLE_META, note_text(note.model_copy(update={"model_analyses": written})))
     days = sorted({record.commit.day(settings.zone) for record in stored})
     print(
         f"sample: {len(records)} commits ({added} new) over {len(days)} days "
@@ -113,6 +131,31 @@ def _demo(args: argparse.Namespace) -> int:
     preview = "mkdocs serve" if args.site_dir is None else f"python -m http.server -d {site_dir}"
     print(f"site built into {site_dir} in {time.perf_counter() - started:.1f} s; preview it with: {preview}")
     return 0
+
+
+def _sample_releases() -> list[Release]:
+    text = resources.files("commit_digest").joinpath(SAMPLE_RELEASES).read_text(encoding="utf-8")
+    try:
+        return [Release.model_validate_json(line) for line in text.splitlines() if line.strip()]
+    except ValidationError as error:
+        raise StoreError(f"{SAMPLE_RELEASES}: not a release: {error.errors()[0]['msg']}") from error
+
+
+def _model_written(record: CommitRecord, language: str) -> bool:
+    analysis = record.analysis
+    return (
+        analysis is not None
+        and analysis.ok
+        and analysis.provenance.language == language
+        and analysis.provenance.analyzer != OfflineAnalyzer.name
+    )
+
+
+def _in_language(record: CommitRecord, language: str) -> CommitRecord:
+    analysis = record.analysis
+    if analysis is None or analysis.provenance.language == language:
+        return record
+    return record.model_copy(update={"analysis": None})
 
 
 def _temporary_store() -> tempfile.TemporaryDirectory[str]:

@@ -24,7 +24,9 @@ def status_facts(index: SiteIndex, *, last_fetch: datetime | None = None) -> dic
     fetched = {"last_fetch": last_fetch.isoformat()} if last_fetch is not None else {}
     if not days:
         return fetched
+    sample = {"sample": True} if index.sample is not None else {}
     return {
+        **sample,
         "first_day": min(days).isoformat(),
         "last_day": max(days).isoformat(),
         "days": len(days),
@@ -65,8 +67,10 @@ def status_document(facts: dict[str, object], *, built_at: datetime, language: s
         days=facts["days"],
         commits=facts["commits"],
     )
-    document["text"] = text.unescape() + fetched
-    document["stale"] = is_stale(last_day, last_fetch, built_at)
+    sample = texts("sample_footer").unescape() if facts.get("sample") else ""
+    document["text"] = text.unescape() + fetched + sample
+    # Sample data is of its own days by design: no fetch failed, so there is no notice.
+    document["stale"] = not facts.get("sample") and is_stale(last_day, last_fetch, built_at)
     if document["stale"]:
         notice = texts("status_stale", last=last_day, days=(built_at.date() - last_day).days, built=built)
         document["notice"] = notice.unescape()

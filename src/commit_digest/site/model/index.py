@@ -26,6 +26,7 @@ from commit_digest.site.model.commit import GROUP_ORDER, UNANALYSED, SiteCommit,
 from commit_digest.site.model.facts import SiteFacts
 from commit_digest.site.model.wording import Wording
 from commit_digest.store.narratives import WeekNarrative
+from commit_digest.store.sample_note import SampleNote
 
 if TYPE_CHECKING:
     from commit_digest.meaning.releases import Release
@@ -155,6 +156,8 @@ class SiteIndex:
     briefs: dict[BriefKey, SiteBrief] = field(default_factory=dict)
     # Operator impact, related commits and releases of the commits above (derived when asked).
     facts: SiteFacts = field(default_factory=SiteFacts)
+    # What of the data is a sample loaded by ``demo`` (None: real data).
+    sample: SampleNote | None = None
 
     @property
     def several_repositories(self) -> bool:

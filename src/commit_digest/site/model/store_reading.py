@@ -26,6 +26,7 @@ from commit_digest.site.model.summaries import Summaries, recall_summaries
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.briefs import DayBrief
 from commit_digest.store.narratives import WeekNarrative
+from commit_digest.store.sample_note import SAMPLE_META, SampleNote, read_sample_note
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.plugin")
 
@@ -62,6 +63,7 @@ def read_site_index(
     releases: list[Release] = []
     revision: str | None = None
     last_fetch: datetime | None = None
+    sample: SampleNote | None = None
     if not settings.cache_dir.is_dir():
         logger.warning("commit-digest: no store at %s; the site has no commits", settings.cache_dir)
     else:
@@ -71,6 +73,7 @@ def read_site_index(
             revision, last_fetch = store.revision(), site_last_fetch(store, settings)
             narratives, releases = list(store.narratives()), list(site_releases(store, settings))
             briefs = list(store.briefs())
+            sample = read_sample_note(store.get_meta(SAMPLE_META))
         commits = read_site_commits(
             source,
             repositories=repositories,
@@ -86,5 +89,6 @@ def read_site_index(
         index,
         narratives=site_narratives(narratives, settings.language),
         briefs=site_briefs(briefs, days, settings.language, settings.languages),
+        sample=sample,
     )
     return StoreReading(index, source, summaries, revision, last_fetch)

@@ -16,6 +16,7 @@ from commit_digest.search.page import SEARCH_PAGE
 from commit_digest.site import paths
 from commit_digest.site.model.index import SiteIndex
 from commit_digest.site.rendering.i18n import Texts
+from commit_digest.store.sample_note import SampleNote
 
 CONFIG_SCRIPT = "assets/digest-config.js"
 # config.extra key the theme's templates read (docs/overrides/404.html).
@@ -54,6 +55,8 @@ def chrome_context(index: SiteIndex, language: str, *, directory_urls: bool) -> 
     texts = Texts(language)
     newest = index.days[0].date if index.days else None  # days are newest first
     return {
+        # The line every page shows above its content when the site shows sample data.
+        "sample": sample_line(index.sample, texts),
         "search_url": paths.url(SEARCH_PAGE, directory_urls),
         "archive_url": paths.url(paths.ARCHIVE_INDEX, directory_urls),
         "home_url": paths.url(paths.HOME, directory_urls),
@@ -69,3 +72,24 @@ def chrome_context(index: SiteIndex, language: str, *, directory_urls: bool) -> 
             "search_submit": texts("nav_search"),
         },
     }
+
+
+def sample_line(note: SampleNote | None, texts: Texts) -> Markup | None:
+    """What the sample is and whose analyses it shows, in one line (None for real data)."""
+    if note is None:
+        return None
+    line = texts(
+        "sample_line",
+        repository=note.repository,
+        first=note.first_day.isoformat(),
+        last=note.last_day.isoformat(),
+        count=note.commits,
+        invented=len(note.invented),
+    )
+    analyses = (
+        texts("sample_analyses_model", model=note.model_analyses)
+        if note.model_analyses
+        else texts("sample_analyses_offline")
+    )
+    # Chinese sentences follow one another without a space.
+    return line + Markup("" if texts.language == "zh" else " ") + analyses

@@ -78,8 +78,10 @@ class SiteContext(SiteNaming):
             "status_name": self.status_name,
             "format_time": self.format_time,
             "clock": clock,
-            "web_url": lambda item: Markup(item.summary.web_url),
-            "pr_url": lambda item: Markup(item.summary.pr_url or ""),
+            # Empty for what sample data made up: a made-up sha or PR number is never linked.
+            "web_url": lambda item: Markup(item.summary.web_url if self._links_commit(item.sha) else ""),
+            "pr_url": lambda item: Markup((item.summary.pr_url or "") if self._links_pull_request(item.sha) else ""),
+            "sample_mark": self._sample_mark,
             # A date is one word to a reader: never broken at its hyphens.
             "nowrap": lambda text: Markup('<span class="digest-nowrap">%s</span>') % text,
             "several_repositories": self.index.several_repositories,
@@ -108,6 +110,20 @@ class SiteContext(SiteNaming):
             "repository_chip": RepositoryChip,
             **self.meaning.values(),
         }
+
+    def _links_commit(self, sha: str) -> bool:
+        return self.index.sample is None or self.index.sample.links_commit(sha)
+
+    def _links_pull_request(self, sha: str) -> bool:
+        return self.index.sample is None or self.index.sample.links_pull_request(sha)
+
+    def _sample_mark(self, sha: str) -> Markup:
+        """What a commit page says of a commit the sample made up, or of its placeholder sha."""
+        sample = self.index.sample
+        if sample is None or sample.links_commit(sha):
+            return Markup("")
+        key = "sample_invented" if sha in sample.invented else "sample_placeholder"
+        return Markup('<p class="digest-sample admonition info" role="note">%s</p>') % self.texts(key)
 
     @cached_property
     def weeks(self) -> list[tuple[IsoWeek, tuple[Day, ...]]]:

@@ -70,14 +70,24 @@ class Meaning:
             "releases_index": paths.RELEASES_INDEX,
             "unreleased_page": paths.UNRELEASED,
             "series_index": paths.SERIES_INDEX,
+            # Empty for a tag sample data made up: it names nothing on GitHub.
             "github_tag_url": lambda release: (
                 Markup("https://github.com/%s/releases/tag/%s") % (release.repository, quote(release.tag, safe=""))
+                if self._real_tag(release.tag)
+                else Markup("")
             ),
             "github_compare_url": lambda base, release: (
                 Markup("https://github.com/%s/compare/%s...%s")
                 % (release.repository, quote(base.tag, safe=""), quote(release.tag, safe=""))
+                if self._real_tag(base.tag) and self._real_tag(release.tag)
+                else Markup("")
             ),
+            "sample_release": lambda release: not self._real_tag(release.tag),
         }
+
+    def _real_tag(self, tag: str) -> bool:
+        sample = self.context.index.sample
+        return sample is None or sample.links_tag(tag)
 
     @cached_property
     def _release_pages(self) -> dict[tuple[str, str], str]:

@@ -153,7 +153,8 @@ class _Writer:
         ET.SubElement(entry, "id").text = url
         ET.SubElement(entry, "title", {"type": "text"}).text = _xml_text(title)
         ET.SubElement(entry, "link", {"rel": "alternate", "type": "text/html", "href": url})
-        ET.SubElement(entry, "link", {"rel": "related", "type": "text/html", "href": commit.web_url})
+        if self.index.sample is None or self.index.sample.links_commit(commit.sha):  # never a made-up sha
+            ET.SubElement(entry, "link", {"rel": "related", "type": "text/html", "href": commit.web_url})
         ET.SubElement(entry, "published").text = _time(item.local_time)
         ET.SubElement(entry, "updated").text = _time(updated)
         author = plain_name(_xml_text(commit.author_name))  # one line, no direction control

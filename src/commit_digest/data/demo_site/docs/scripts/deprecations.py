@@ -40,7 +40,7 @@ if not months:
 else:
     month = months[0]
     lines += [words["intro"].format(month=month), ""]
-    found = [item for item in digest.month(month) if item.change_type == "deprecation"]
+    found = digest.deprecations(month)
     if not found:
         lines.append(words["empty"])
     else:

@@ -6,11 +6,17 @@ files rather than new code. This module reads such a folder once per process and
 the languages agree (every key in every file, every value a string, each key with the same
 placeholders everywhere): a damaged or half-translated file then stops the first command that
 needs it with one line naming the file and the key, not with a KeyError deep inside a page.
+
+A noun after a number takes the form that number asks for, written in the text beside its
+placeholder: ``"{total} {total:commit|commits}"`` (the form for one, then the form for any other
+count). A language whose nouns have one form (Chinese) writes the noun alone: ``"{total} 个提交"``.
+``fill`` fills a text so; ``counted`` says a count the same way in the CLI's English lines.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Collection, Mapping
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -45,8 +51,44 @@ class _WordsLoader(_SAFE_LOADER):  # type: ignore[valid-type,misc]
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
+
 Words = Mapping[str, str]
-"""One language's words: a key (what the code asks for) to its text."""
+"""One language's words: a key (what the code asks for) to its text (fill it with ``fill``)."""
+
+# A placeholder's format spec that picks a noun's form: "{count:file|files}".
+_FORMS = re.compile(r"^([^|{}]*)\|([^|{}]*)$")
+
+
+def is_one(count: object) -> bool:
+    """Whether ``count`` takes a noun's form for one: English's rule, 1 alone (0 files, 1 file,
+    2 files). A count arrives as a number or as its escaped text, so it is read as written."""
+    return str(count).strip() == "1"
+
+
+def counted(count: int, one: str, other: str) -> str:
+    """``count`` and its noun: "1 commit", "3 commits" (the CLI's lines are English)."""
+    return f"{count} {one if is_one(count) else other}"
+
+
+class _NounForms(Formatter):
+    """``str.format``, but a ``{name:one|other}`` field is the form ``name``'s count takes."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        forms = _FORMS.match(format_spec)
+        if forms is None:
+            return str(super().format_field(value, format_spec))
+        return forms[1] if is_one(value) else forms[2]
+
+
+_NOUN_FORMS = _NounForms()
+
+
+def fill(text: str, **values: object) -> str:
+    """``text`` (a words file's value) with its placeholders filled and its nouns in the form their
+    counts take. Most texts choose no form: those take ``str.format``'s quicker path."""
+    if "|" not in text:
+        return text.format(**values)
+    return _NOUN_FORMS.vformat(text, (), values)
 
 
 @functools.cache
@@ -113,11 +155,21 @@ def _read_file(file: Traversable | Path) -> dict[str, str]:
 
 
 def _placeholders(file: Traversable | Path, key: str, text: str) -> set[str]:
-    """The names of ``text``'s ``{placeholders}``, as ``str.format`` will fill them."""
+    """The names of the values ``text`` shows, as ``fill`` will fill them. A format spec may only
+    pick a noun's form (``{count:file|files}``; the values are texts by then), and a count that
+    only picks one is not shown: a language whose nouns have one form need not name it
+    ("part {parts}" beside "{count:part|parts} {parts}")."""
     try:
-        return {name for _, name, _, _ in Formatter().parse(text) if name is not None}
+        fields = [(name, spec) for _, name, spec, _ in Formatter().parse(text) if name is not None]
     except ValueError as error:  # a lone brace: write {{ or }} for a brace shown as is
         raise InputError(f"{file}: {key}: {error}") from error
+    for name, spec in fields:
+        if spec and not _FORMS.match(spec):
+            raise InputError(
+                f"{file}: {key}: {{{name}:{spec}}} is not a noun's two forms: write {{{name}:one|other}}, "
+                f"such as {{{name}:file|files}}"
+            )
+    return {name for name, spec in fields if not spec}
 
 
 def _listed(names: set[str]) -> str:

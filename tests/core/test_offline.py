@@ -140,7 +140,7 @@ def test_the_analysis_is_complete_deterministic_and_labelled(analyzer: OfflineAn
 def test_english_is_one_setting_away() -> None:
     result = OfflineAnalyzer(load_taxonomy(), "en").analyze(make_commit(3))
     assert result.provenance.language == "en"
-    assert result.summary == ("Changes 1 files (+10/−2 lines), mainly in vllm/v1/core/.",)
+    assert result.summary == ("Changes 1 file (+10/−2 lines), mainly in vllm/v1/core/.",)
     assert "Offline rule-based analysis" in result.conclusion
     assert "Importance because: bug fix in product code." in result.conclusion
     titled = OfflineAnalyzer(load_taxonomy(), "en").analyze(make_commit(4, files=()))

@@ -38,7 +38,7 @@ def test_home_shows_latest_days_with_counts_high_changes_and_each_platforms_comm
     assert f"commits/{HIGH}/" in hrefs(day)
     rocm = day[day.index('data-platform="rocm"') :]
     rocm = rocm[: rocm.index("</details>")]
-    assert hrefs(rocm) == [f"commits/{FAILED}/", f"commits/{HIGH}/"]
+    assert hrefs(rocm) == [f"commits/{HIGH}/", f"commits/{FAILED}/"]  # the most important first
     cuda = day[day.index('data-platform="cuda"') :]
     assert f"commits/{MEDIUM}/" in hrefs(cuda[: cuda.index("</details>")])
 
@@ -89,9 +89,9 @@ def test_commit_page_has_metadata_labels_analysis_provenance_and_neighbours(zh_s
     for section in ("变更摘要", "影响范围", "技术洞察", "潜在风险", "关注建议", "综合评价", "分析来源"):
         assert section in headings(body)
     provenance = visible_text(body[body.index('<ul class="digest-provenance">') :])
-    assert provenance.startswith(
-        "分析器：llm:gpt-test 模型：gpt-test 提示词版本：v3 分析时间：2026-01-20 08:00:00 (UTC) 状态：成功"
-    )
+    # Who wrote it as a reader knows it: the model by its name, never the analyzer's id or the prompt's version.
+    assert provenance.startswith("分析方式：由模型 gpt-test 撰写 分析时间：2026-01-20 08:00:00 (UTC) 状态：成功")
+    assert "llm:" not in provenance and "v3" not in provenance
     assert f"../{HIGH}/" in links and f"../{LOW}/" in links  # previous and next of the same day
     assert "../../days/2026-01-15/" in links
 
@@ -99,7 +99,7 @@ def test_commit_page_has_metadata_labels_analysis_provenance_and_neighbours(zh_s
 def test_commit_pages_mark_failed_pending_and_newer_failed_attempts(zh_site: BuiltSite) -> None:
     failed = visible_text(article(zh_site.page(f"commits/{FAILED}")))
     assert "分析状态：失败" in failed and "下次运行时会重试" in failed and "timeout after 120 s" not in failed
-    assert "分析来源¶ 分析器：llm:gpt-test" in failed and failed.endswith(
+    assert "分析来源¶ 分析方式：由模型 gpt-test 撰写" in failed and failed.endswith(
         "状态：失败 ← 上一个提交：[Misc] Remove redundant line (#32366) · 下一个提交 →：[CI] Pin transformers (#32350)"
     )
     pending = visible_text(article(zh_site.page(f"commits/{PENDING}")))
@@ -107,7 +107,9 @@ def test_commit_pages_mark_failed_pending_and_newer_failed_attempts(zh_site: Bui
     refused = visible_text(article(zh_site.page(f"commits/{sha_for('refused-1')[:12]}")))
     assert "分析状态：被拒绝" in refused and "the model refused" not in refused
     newer_failure = visible_text(article(zh_site.page(f"commits/{DEPRECATION}")))
-    assert "llm:gpt-newer 的分析" in newer_failure and "此处显示的是之前的分析" in newer_failure
+    assert "模型 gpt-newer 于 2026-01-21" in newer_failure and "未能完成分析" in newer_failure
+    assert "此处显示的是之前的分析" in newer_failure
+    assert "llm:" not in newer_failure
     assert "rate limited" not in newer_failure
     assert "移除 V0 引擎" in newer_failure  # the earlier analysis is still shown
     # A commit without an ok analysis is classified on the fly, with the rule's reason.

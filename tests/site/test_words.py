@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from commit_digest.errors import InputError
 from commit_digest.site.rendering.i18n import LANGUAGES, Texts
-from commit_digest.words import load_words, read_words
+from commit_digest.words import counted, fill, load_words, read_words
 
 WORDS = resources.files("commit_digest.site.rendering").joinpath("words")
 
@@ -25,7 +25,9 @@ def shipped(language: str) -> dict[str, object]:
 
 
 def placeholders(text: str) -> set[str]:
-    return {name for _, name, _, _ in Formatter().parse(text) if name is not None}
+    """The values a text shows: a count that only picks a noun's form ({count:part|parts}) is not
+    shown, and a language whose nouns have one form need not name it."""
+    return {name for _, name, spec, _ in Formatter().parse(text) if name is not None and not spec}
 
 
 def test_every_language_has_every_key_as_a_text() -> None:
@@ -68,6 +70,25 @@ def test_labels_escape_their_values_and_keep_markup() -> None:
     assert texts("colon") is texts("colon")
     assert Texts("zh")("page_of", page=2, pages=5) == Markup("第 2 / 5 页")
     assert Texts("zh").change_type("bugfix") == Markup("缺陷修复")
+
+
+def test_a_noun_after_a_count_takes_the_form_the_count_asks_for() -> None:
+    en, zh = Texts("en"), Texts("zh")
+    assert en("stats_total", total=1) == Markup("1 commit")
+    assert en("stats_total", total=0) == Markup("0 commits")
+    assert en("stats_total", total=12) == Markup("12 commits")
+    assert "个提交" in zh("stats_total", total=1)
+    assert en("files_line", files=1, additions=2, deletions=3) == Markup("1 file, +2 / -3")
+    assert en("series_missing", parts="3", count=1) == Markup("Not landed yet: part 3")
+    assert en("series_missing", parts="3, 4", count=2) == Markup("Not landed yet: parts 3, 4")
+    assert zh("series_missing", parts="3, 4", count=2) == Markup("尚未合入：第 3, 4 部分")
+
+
+def test_fill_picks_forms_and_leaves_other_text_alone() -> None:
+    assert fill("{n} {n:file|files} and {m} {m:line|lines}", n=1, m=2) == "1 file and 2 lines"
+    assert fill("a | b {x}", x=1) == "a | b 1"
+    assert counted(1, "commit", "commits") == "1 commit"
+    assert counted(0, "commit", "commits") == "0 commits"
 
 
 @pytest.fixture
@@ -127,6 +148,19 @@ def test_a_lost_placeholder_is_a_difference_too(words_copy: Path) -> None:
     assert read_error(words_copy).startswith(
         f"{words_copy / 'en.yml'}: home_intro: the placeholders are {{days}} but none"
     )
+
+
+def test_a_format_spec_that_is_not_two_forms_is_refused(words_copy: Path) -> None:
+    rewrite(words_copy / "en.yml", r"^stats_total: .*$", 'stats_total: "{total:>5} commits"')
+    assert read_error(words_copy) == (
+        f"{words_copy / 'en.yml'}: stats_total: {{total:>5}} is not a noun's two forms: write "
+        "{total:one|other}, such as {total:file|files}"
+    )
+
+
+def test_a_count_shown_in_one_language_only_is_a_difference(words_copy: Path) -> None:
+    rewrite(words_copy / "en.yml", r"^stats_total: .*$", 'stats_total: "{total:commit|commits}"')
+    assert read_error(words_copy).startswith(f"{words_copy / 'en.yml'}: stats_total: the placeholders are none")
 
 
 def test_a_lone_brace_names_the_key(words_copy: Path) -> None:

@@ -35,7 +35,7 @@ from commit_digest.models import (
     TechnicalInsights,
 )
 from commit_digest.settings import Language
-from commit_digest.words import Words, load_words
+from commit_digest.words import Words, fill, load_words
 
 OFFLINE_RULES_VERSION = "offline-2"
 MAX_SUMMARY_BULLETS = 4
@@ -78,7 +78,8 @@ class OfflineAnalyzer:
         summary = message_points(commit.body)[: MAX_SUMMARY_BULLETS - 1]
         if commit.files:
             summary.append(
-                text["files"].format(
+                fill(
+                    text["files"],
                     files=len(commit.files),
                     additions=commit.additions,
                     deletions=commit.deletions,
@@ -86,7 +87,7 @@ class OfflineAnalyzer:
                 )
             )
         if not summary:
-            summary.append(text["lead"].format(type=type_name, title=bare_title(commit.title)))
+            summary.append(fill(text["lead"], type=type_name, title=bare_title(commit.title)))
         platform_names = [self._platform_name(label.id) for label in labels.platforms]
         return Analysis(
             change_type=change_type.value,
@@ -98,10 +99,10 @@ class OfflineAnalyzer:
             recommendations=tuple(self._recommendations(labels.platforms, labels.subsystems)),
             conclusion=" ".join(
                 [
-                    text["conclusion"].format(
-                        type=type_name, importance=importance_name(importance.value, self._language)
+                    fill(
+                        text["conclusion"], type=type_name, importance=importance_name(importance.value, self._language)
                     ),
-                    text["why"].format(reason=self._importance_reason(importance)),
+                    fill(text["why"], reason=self._importance_reason(importance)),
                 ]
             ),
             platforms=labels.platforms,
@@ -123,7 +124,7 @@ class OfflineAnalyzer:
                 values["reason"] = self._importance_reason(value)
             else:
                 values[name] = value
-        return self._text[f"reason_{judgement.rule}"].format(**values)
+        return fill(self._text[f"reason_{judgement.rule}"], **values)
 
     def _platform_name(self, label_id: str) -> str:
         rule = self._taxonomy.platform(label_id)
@@ -149,7 +150,7 @@ class OfflineAnalyzer:
         risks = []
         lines = commit.additions + commit.deletions
         if lines >= 500:
-            risks.append(text["risk_large"].format(lines=lines))
+            risks.append(fill(text["risk_large"], lines=lines))
         touches_tests = any("test" in change.path for change in commit.files)
         product_lines = sum(
             change.additions + change.deletions for change in commit.files if change.path.startswith(("vllm/", "csrc/"))
@@ -157,21 +158,21 @@ class OfflineAnalyzer:
         if product_lines >= 50 and not touches_tests:
             risks.append(text["risk_no_tests"])
         if platform_names:
-            risks.append(text["risk_platform"].format(platforms=text["and"].join(platform_names)))
+            risks.append(fill(text["risk_platform"], platforms=text["and"].join(platform_names)))
         return risks
 
     def _recommendations(self, platforms: tuple[Label, ...], subsystems: tuple[Label, ...]) -> list[Recommendation]:
         text = self._text
         advice = [
             Recommendation(
-                audience=text["advice_platform"].format(platform=self._platform_name(label.id)),
-                advice=text["advice_platform_text"].format(platform=self._platform_name(label.id)),
+                audience=fill(text["advice_platform"], platform=self._platform_name(label.id)),
+                advice=fill(text["advice_platform_text"], platform=self._platform_name(label.id)),
             )
             for label in platforms[:2]
         ]
         advice += [
             Recommendation(
-                audience=text["advice_subsystem"].format(subsystem=self._subsystem_name(label.id)),
+                audience=fill(text["advice_subsystem"], subsystem=self._subsystem_name(label.id)),
                 advice=text["advice_subsystem_text"],
             )
             for label in subsystems[:2]
@@ -227,7 +228,7 @@ def impact_areas(commit: Commit, note_format: str) -> list[ImpactItem]:
         totals[2] += change.deletions
     ranked = sorted(grouped.items(), key=lambda item: (-(item[1][1] + item[1][2]), item[0]))
     return [
-        ImpactItem(area=area, note=note_format.format(files=files, additions=additions, deletions=deletions))
+        ImpactItem(area=area, note=fill(note_format, files=files, additions=additions, deletions=deletions))
         for area, (files, additions, deletions) in ranked[:MAX_IMPACT_AREAS]
     ]
 

@@ -30,7 +30,7 @@ from commit_digest.site.model.commit import GROUP_ORDER, UNANALYSED, SiteCommit
 from commit_digest.site.model.index import Day
 from commit_digest.site.rendering.escape import plain_name, title_plain
 from commit_digest.store.briefs import DayBrief
-from commit_digest.words import Words, load_words
+from commit_digest.words import Words, fill, load_words
 
 _WORDS = resources.files("commit_digest.notify").joinpath("words")
 TITLE_CHARACTERS = 200  # a chat line is not a page: the rest is one click away
@@ -101,7 +101,7 @@ class Composer:
                 )
 
     def _say(self, key: str, **values: object) -> str:
-        return self.words[key].format(**values)
+        return fill(self.words[key], **values)
 
     def follows(self, item: SiteCommit) -> bool:
         platforms, subsystems = self.channel.platforms, self.channel.subsystems

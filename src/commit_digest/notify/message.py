@@ -21,6 +21,8 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import date
 
+from commit_digest.words import fill
+
 
 @dataclass(frozen=True)
 class MessageLine:
@@ -93,7 +95,7 @@ class DayMessage:
     @property
     def more(self) -> str | None:
         """The line saying how many lines were cut, or None when none was."""
-        return self.more_words.format(count=self.hidden) if self.hidden else None
+        return fill(self.more_words, count=self.hidden) if self.hidden else None
 
     def shown(self, count: int) -> DayMessage:
         """The message with only its first ``count`` units: the brief's sentences, then its lines

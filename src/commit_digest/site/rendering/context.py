@@ -77,6 +77,7 @@ class SiteContext(SiteNaming):
             "type_name": self.type_name,
             "status_name": self.status_name,
             "format_time": self.format_time,
+            "analysed_by": self.analysed_by,
             "clock": clock,
             # Empty for what sample data made up: a made-up sha or PR number is never linked.
             "web_url": lambda item: Markup(item.summary.web_url if self._links_commit(item.sha) else ""),

@@ -188,7 +188,8 @@ class Fragments:
     def status_note(self, item: SiteCommit) -> Markup:
         """Why a commit shows no analysis, or that a newer attempt at one failed; "" when neither.
         Never the attempt's error: it names the LLM endpoint (a private gateway's address, the
-        server's own file paths); the store (`show`) and the logs keep it."""
+        server's own file paths); the store (`show`) and the logs keep it. Nor the analyzer's id:
+        a model is named as a reader knows it."""
         context = self.context
         texts, analysis, notes = context.texts, item.analysis, []
         if analysis is None:
@@ -198,13 +199,12 @@ class Fragments:
         failure = item.record.failure
         if failure:
             offline = analysis is not None and analysis.provenance.analyzer == OfflineAnalyzer.name
-            worded = texts(
-                "failure_note",
-                analyzer=failure.analyzer,
-                time=context.format_time(failure.created_at),
-                status=context.status_name(failure.status),
-                shown=texts("failure_shown_offline" if offline else "failure_shown_earlier"),
-            )
+            shown = texts("failure_shown_offline" if offline else "failure_shown_earlier")
+            time = context.format_time(failure.created_at)
+            if failure.model is None:
+                worded = texts("failure_note", time=time, shown=shown)
+            else:
+                worded = texts("failure_note_model", model=failure.model, time=time, shown=shown)
             notes.append(self._note(worded))
         return html_join(notes)
 

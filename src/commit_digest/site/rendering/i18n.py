@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 from commit_digest.meaning.vocabulary import change_type_name
 from commit_digest.settings import Language
 from commit_digest.site.rendering.escape import html_text
-from commit_digest.words import load_words
+from commit_digest.words import fill, load_words
 
 LANGUAGES: tuple[str, ...] = get_args(Language)
 _WORDS = resources.files("commit_digest.site.rendering").joinpath("words")
@@ -36,12 +36,13 @@ class Texts:
         self._change_types: dict[str, Markup] = {}
 
     def __call__(self, key: str, **values: object) -> Markup:
-        """A label with ``values`` filled in; values that are not Markup go through the escaping path."""
+        """A label with ``values`` filled in (a noun after a count in the form the count takes);
+        values that are not Markup go through the escaping path."""
         if not values:
             return self._markup[key]
         template = self._text[key]
         safe = {name: value if isinstance(value, Markup) else html_text(value) for name, value in values.items()}
-        return Markup(template.format(**safe))
+        return Markup(fill(template, **safe))
 
     def has(self, key: str) -> bool:
         return key in self._text

@@ -139,7 +139,7 @@ class Meaning:
         progress = texts("series_progress", landed=series.landed, total=series.total)
         if series.missing:
             progress += texts("list_separator") + texts(
-                "series_missing", parts=", ".join(str(part) for part in series.missing)
+                "series_missing", parts=", ".join(str(part) for part in series.missing), count=len(series.missing)
             )
         return progress
 

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from commit_digest.meaning.label_rules import LabelRule
 from commit_digest.meaning.taxonomy import Taxonomy
-from commit_digest.models import AnalysisStatus, Label
+from commit_digest.models import AnalysisStatus, Label, Provenance
 from commit_digest.site import paths
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.index import Day, SiteIndex, SiteRepository
@@ -98,6 +98,18 @@ class SiteNaming:
 
     def status_name(self, status: AnalysisStatus | str) -> Markup:
         return self.texts(f"status_{AnalysisStatus(status).value}")
+
+    def analysed_by(self, provenance: Provenance) -> Markup:
+        """Who wrote an analysis, as a reader understands it: the offline rules, a model by its
+        name, or an old daily report by its day. Never the analyzer's id or a report's file
+        name: those are the store's (`commit-digest show` gives them)."""
+        if provenance.model is not None:
+            return self.texts("analysed_by_model", model=provenance.model)
+        if provenance.analyzer.startswith("legacy"):
+            # The importer dates a report's analyses at the report's midnight in the site's zone.
+            day = provenance.created_at.astimezone(self.zone).date().isoformat()
+            return self.texts("analysed_by_legacy", day=day)
+        return self.texts("analysed_by_offline")
 
     def format_time(self, moment: datetime) -> Markup:
         local = moment.astimezone(self.zone)

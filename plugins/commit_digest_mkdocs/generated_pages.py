@@ -24,6 +24,7 @@ from commit_digest.site.fingerprint import digest
 from commit_digest.site.parallel import batches_of, map_batches
 from commit_digest.site.rendering.head import PageHead
 from commit_digest.site.views.base import PageSpec
+from commit_digest.words import counted
 from commit_digest_mkdocs.frames import PAGE_TEMPLATE, TOC_TEMPLATE, ThemeFrames
 from commit_digest_mkdocs.slim_frame import SLIM_TEMPLATE, SLIM_TOC, uses_slim_frame
 
@@ -98,4 +99,9 @@ class GeneratedPages:
             return len(batches[number])
 
         written = sum(map_batches(write_batch, len(batches), workers=workers))
-        logger.info("commit-digest: rendered %s pages in %s batches (%s workers)", written, len(batches), workers)
+        logger.info(
+            "commit-digest: rendered %s in %s (%s)",
+            counted(written, "page", "pages"),
+            counted(len(batches), "batch", "batches"),
+            counted(workers, "worker", "workers"),
+        )

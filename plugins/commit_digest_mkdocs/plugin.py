@@ -56,6 +56,7 @@ from commit_digest.site.rendering.sanitize import sanitize_html
 from commit_digest.site.views.about import ABOUT, about_page
 from commit_digest.site.views.base import PageSpec
 from commit_digest.site.views.registry import SiteViews
+from commit_digest.words import counted
 from commit_digest_mkdocs.config import PluginConfig
 from commit_digest_mkdocs.fingerprint import shared_inputs_digest
 from commit_digest_mkdocs.frames import toc_tokens
@@ -214,10 +215,9 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
                 feeds_by_page=self._feeds_by_page,
             )
         logger.info(
-            "commit-digest: %s pages from %s commits (%s reused from the previous build, %s left to "
-            "hand-written pages)",
-            added,
-            sum(len(day.commits) for day in index.days),
+            "commit-digest: %s from %s (%s reused from the previous build, %s left to hand-written pages)",
+            counted(added, "page", "pages"),
+            counted(sum(len(day.commits) for day in index.days), "commit", "commits"),
             self._previous.reused_pages,
             skipped,
         )
@@ -360,10 +360,10 @@ class CommitDigestPlugin(BasePlugin[PluginConfig]):
         if self._source is not None:
             self._source.close()
         logger.info(
-            "commit-digest: reused %s pages and %s search partitions from the previous build; %s feeds",
-            self._previous.reused_pages,
-            self._previous.reused_partitions,
-            feeds,
+            "commit-digest: reused %s and %s from the previous build; %s",
+            counted(self._previous.reused_pages, "page", "pages"),
+            counted(self._previous.reused_partitions, "search partition", "search partitions"),
+            counted(feeds, "feed", "feeds"),
         )
 
     # -- helpers ------------------------------------------------------------------------------

@@ -35,7 +35,13 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # not wake a blocked wait, so waits that must notice a stop are cut into slices of this length.
 POLL_SECONDS = 0.1
 # "3 analyses stored": the singular of each plural a caller counts in.
-_SINGULAR = {"analyses": "analysis", "commits": "commit", "translations": "translation", "narratives": "narrative"}
+_SINGULAR = {
+    "analyses": "analysis",
+    "commits": "commit",
+    "translations": "translation",
+    "narratives": "narrative",
+    "briefs": "brief",
+}
 
 Mode = Literal["interrupt", "cooperate"]
 

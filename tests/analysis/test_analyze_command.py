@@ -76,7 +76,7 @@ def test_faults_leave_each_commit_stored_with_its_status_and_the_next_run_picks_
     server.script(limited.sha, error(429, retry_after=0), completion(analysis_content()))
     assert _analyze(cache_dir) == 1
     output = capsys.readouterr().err
-    assert "ok 2" in output and "failed 2" in output and "refused 1" in output
+    assert "2 ok" in output and "2 failed" in output and "1 refused" in output
 
     records = _records(cache_dir)
     assert records[ok.sha].status is AnalysisStatus.OK and records[limited.sha].status is AnalysisStatus.OK

@@ -55,7 +55,7 @@ def test_offline_analyses_every_commit_without_an_ok_one_and_keeps_the_others(
 
     assert main(["analyze", "--offline", "--cache", str(cache)]) == 0
     output = capsys.readouterr().err
-    assert "analysed 2 of 2 commits" in output and "ok 2" in output
+    assert "analysed 2 of 2 commits" in output and "2 ok" in output
     analyses = _analyses(cache)
     assert analyses[bare.sha][:2] == ("offline", AnalysisStatus.OK)
     assert analyses[failed_llm.sha][:2] == ("offline", AnalysisStatus.OK)
@@ -81,7 +81,7 @@ def test_offline_reanalyze_redoes_offline_analyses_only(tmp_path: Path, capsys: 
     assert main(["analyze", "--offline", "--cache", str(cache), "--language", "en"]) == 0
     assert _analyses(cache) == before  # nothing lacked an ok analysis
     assert main(["analyze", "--offline", "--reanalyze", "--cache", str(cache), "--language", "en"]) == 0
-    assert "analysed 1 of 1 commits" in capsys.readouterr().err
+    assert "analysed 1 of 1 commit" in capsys.readouterr().err
     after = _analyses(cache)
     assert after[with_llm.sha] == before[with_llm.sha]
     assert after[offline_zh.sha][0] == "offline" and after[offline_zh.sha][2] != before[offline_zh.sha][2]

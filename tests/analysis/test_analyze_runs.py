@@ -88,7 +88,7 @@ def test_a_commit_that_only_gets_bad_replies_fails_alone_and_is_the_only_one_ret
     assert failed.analysis is not None and failed.analysis.provenance.analyzer == "offline"
     assert set(_statuses(cache_dir).values()) == {AnalysisStatus.OK}
     output = capsys.readouterr().err
-    assert "ok 19" in output and "failed 1" in output and "not JSON" in output
+    assert "19 ok" in output and "1 failed" in output and "not JSON" in output
 
     server.reset()
     assert _analyze(cache_dir, config) == 0

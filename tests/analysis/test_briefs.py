@@ -179,7 +179,7 @@ def test_the_floor_refuses_a_brief_citing_a_commit_of_another_day(
     assert stored(cache_dir) == {}
     output = capsys.readouterr().err
     assert f"cites '{shas[0]}', not a commit of {YESTERDAY.isoformat()}" in output
-    assert "failed 3" in output
+    assert "3 failed" in output
 
 
 def test_a_brief_naming_a_pull_request_or_sha_outside_the_day_is_refused(

@@ -142,7 +142,7 @@ def test_one_request_per_completed_week_and_platform_and_a_second_run_sends_noth
     assert narrate(cache_dir, config, "--concurrency", "2") == 0
     assert asked(server) == EXPECTED  # none for this week, none for CUDA's two commits
     output = capsys.readouterr().err
-    assert "narrated 3 of 3 weeks per platform" in output and "ok 3" in output
+    assert "narrated 3 of 3 weeks per platform" in output and "3 ok" in output
     assert f"{LAST.id} rocm: written from 3 commits" in output
     assert "1 with fewer than 3 analysed commits" in output
 
@@ -218,7 +218,7 @@ def test_a_cut_off_invalid_or_refused_reply_stores_nothing_and_the_next_run_asks
     assert narrate(cache_dir, config) == 1
     assert len(server.chat_requests) == 1 + 2 + 1
     output = capsys.readouterr().err
-    assert "failed 2" in output and "refused 1" in output
+    assert "2 failed" in output and "1 refused" in output
     assert f"{EARLIER.id} rocm: failed: the reply was cut off" in output
     assert f"{LAST.id} rocm: failed: invalid reply" in output
     assert f"{LAST.id} xpu: refused: the model refused" in output

@@ -52,7 +52,7 @@ def test_a_reply_repeating_one_list_item_is_stopped_at_its_third_repeat(
     assert len(server.chat_requests_for(commit.sha)) == 2  # an invalid reply is asked once more, as before
     assert all(request.json["stream"] is True for request in server.chat_requests_for(commit.sha))
     said = capsys.readouterr().err
-    assert "analysed 1 of 1 commits" in said and "failed 1" in said
+    assert "analysed 1 of 1 commit" in said and "1 failed" in said
 
 
 def test_a_text_repeating_one_sentence_is_stopped_while_it_is_still_being_written(

@@ -120,7 +120,7 @@ def test_a_failing_translation_fails_alone_and_is_the_only_one_asked_again(
     assert _translate(cache_dir, config) == 1
     assert len(server.chat_requests) == 2 + 2 + 1  # the broken one was asked twice
     output = capsys.readouterr().err
-    assert "ok 2" in output and "failed 1" in output and "refused 1" in output
+    assert "2 ok" in output and "1 failed" in output and "1 refused" in output
     assert f"{broken[:12]} into en: failed: invalid reply" in output
     analyses = _analyses(cache_dir)
     assert [analyses[sha].languages for sha in shas] == [  # type: ignore[union-attr]
@@ -255,7 +255,7 @@ def test_batch_submit_and_collect_store_translations_and_leave_failures_for_the_
     server.batch_status = "completed"
     assert _translate(cache_dir, config, "--batch", "collect") == 1
     output = capsys.readouterr().err
-    assert "collected: ok 3, failed 1" in output and f"{shas[1][:12]} into en: failed" in output
+    assert "collected: 3 ok, 1 failed" in output and f"{shas[1][:12]} into en: failed" in output
     analyses = _analyses(cache_dir)
     assert [analyses[sha].languages for sha in shas] == [  # type: ignore[union-attr]
         ("zh", "en"),

@@ -202,7 +202,7 @@ def test_stdin_starting_with_a_byte_order_mark_imports(
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("\ufeff" + record_line(CommitRecord(commit=make_commit(1))) + "\n"))
     assert main(["import", "--cache", str(tmp_path / "c"), "-"]) == 0
-    assert "imported 1 records" in capsys.readouterr().out
+    assert "imported 1 record into" in capsys.readouterr().out
 
 
 def test_an_endless_line_ends_the_import_with_a_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

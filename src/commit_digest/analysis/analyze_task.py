@@ -23,7 +23,9 @@ from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.leases import lease_name
 
 BATCHES_META = "llm-batches"
-ANALYSE_WORDS = TaskWords(verb="analysed", unit="commits", doing="analysing", kept="analyses", one="analysis")
+ANALYSE_WORDS = TaskWords(
+    verb="analysed", unit="commits", unit_one="commit", doing="analysing", kept="analyses", one="analysis"
+)
 
 
 def outcome_of(analysis: Analysis) -> Outcome[Analysis]:

@@ -22,7 +22,7 @@ from commit_digest import stopping
 from commit_digest.analysis.llm_client import BATCH_ENDPOINT, BatchState, LlmClient
 from commit_digest.analysis.llm_errors import InvalidReplyError
 from commit_digest.analysis.llm_reply import ChatReply, reply_from_body
-from commit_digest.analysis.task import BatchSpec, BatchTask, Outcome
+from commit_digest.analysis.task import BatchSpec, BatchTask, Outcome, TaskWords
 from commit_digest.models import AnalysisStatus, TokenUsage
 from commit_digest.store.analysis_store import AnalysisStore
 
@@ -46,7 +46,7 @@ def waiting_ids(store: AnalysisStore, spec: BatchSpec, waiting: Callable[[dict[s
 
 @dataclass
 class BatchReport:
-    unit: str  # "commits", "translations"
+    words: TaskWords  # its units name what a batch holds: "1 commit", "3 analyses"
     submitted: dict[str, int] = field(default_factory=dict)  # batch id -> lines
     still_running: dict[str, str] = field(default_factory=dict)  # batch id -> status
     by_status: dict[AnalysisStatus, int] = field(default_factory=dict)
@@ -59,10 +59,12 @@ class BatchReport:
         self.usage += used or TokenUsage()
 
     def lines(self) -> list[str]:
-        out = [f"submitted batch {batch_id} with {count} {self.unit}" for batch_id, count in self.submitted.items()]
+        out = [
+            f"submitted batch {batch_id} with {self.words.units(count)}" for batch_id, count in self.submitted.items()
+        ]
         out += [f"batch {batch_id} is still {status}" for batch_id, status in self.still_running.items()]
         if self.by_status:
-            counts = ", ".join(f"{status.value} {number}" for status, number in self.by_status.items())
+            counts = ", ".join(f"{number} {status.value}" for status, number in self.by_status.items())
             out.append(
                 f"collected: {counts}; tokens: prompt {self.usage.prompt_tokens}, "
                 f"completion {self.usage.completion_tokens}"
@@ -79,7 +81,7 @@ def submit(
     *,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> BatchReport:
-    report = BatchReport(unit=task.words.unit)
+    report = BatchReport(task.words)
     items = items[:MAX_LINES_PER_BATCH]
     if not items or stopping.stop_requested():
         return report
@@ -106,12 +108,12 @@ def submit(
     store.set_meta(spec.meta_key, batches)
     task.submitted(store, items, f"waiting for batch {state.id} (submitted {submitted_at:%Y-%m-%d %H:%M} UTC)")
     report.submitted[state.id] = len(items)
-    logger.info("submitted batch %s with %s %s", state.id, len(items), task.words.unit)
+    logger.info("submitted batch %s with %s", state.id, task.words.units(len(items)))
     return report
 
 
 def collect(store: AnalysisStore, task: BatchTask[ItemT, ValueT], client: LlmClient) -> BatchReport:
-    report = BatchReport(unit=task.words.unit)
+    report = BatchReport(task.words)
     spec = task.batch
     batches = open_batches(store, spec.meta_key)
     for batch_id, info in list(batches.items()):

@@ -23,7 +23,14 @@ def brief_is_current(stored: DayBrief | None, inputs: str, languages: tuple[str,
 class BriefTask(WrittenTask[BriefJob, DayBrief]):
     """One (day, platform or the whole day)."""
 
-    words = TaskWords(verb="briefed", unit="days per platform", doing="briefing", kept="briefs", one="brief")
+    words = TaskWords(
+        verb="briefed",
+        unit="days per platform",
+        unit_one="day per platform",
+        doing="briefing",
+        kept="briefs",
+        one="brief",
+    )
     lease_prefix = "brief"
 
     def recheck(self, store: AnalysisStore, item: BriefJob) -> BriefJob | Skipped:

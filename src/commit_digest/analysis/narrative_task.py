@@ -17,7 +17,14 @@ def narrative_lease_name(week: str, platform: str) -> str:
 class NarrateTask(WrittenTask[NarrativeJob, WeekNarrative]):
     """One (week, platform)."""
 
-    words = TaskWords(verb="narrated", unit="weeks per platform", doing="narrating", kept="narratives", one="narrative")
+    words = TaskWords(
+        verb="narrated",
+        unit="weeks per platform",
+        unit_one="week per platform",
+        doing="narrating",
+        kept="narratives",
+        one="narrative",
+    )
     lease_prefix = "narrative"
 
     def recheck(self, store: AnalysisStore, item: NarrativeJob) -> NarrativeJob | Skipped:

@@ -27,6 +27,7 @@ from commit_digest.analysis.task import Outcome, PaidTask, Skipped, TaskWords
 from commit_digest.errors import StoreError
 from commit_digest.models import AnalysisStatus, TokenUsage
 from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.words import counted, is_one
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.analysis")
 
@@ -84,11 +85,12 @@ class PassSummary:
         return self.failed, self.usage.prompt_tokens + self.usage.completion_tokens
 
     def lines(self) -> list[str]:
-        counts = [f"{status.value} {self.count(status)}" for status in AnalysisStatus if self.count(status)]
+        # Each count before what it counts ("2 ok, 1 failed"), as the progress line says it.
+        counts = [f"{self.count(status)} {status.value}" for status in AnalysisStatus if self.count(status)]
         if self.errors:
-            counts.append(f"error {self.errors}")
+            counts.append(counted(self.errors, "error", "errors"))
         return [
-            f"{self.words.verb} {self.answered} of {self.selected} {self.words.unit} in {self.seconds:.1f} s: "
+            f"{self.words.verb} {self.answered} of {self.words.units(self.selected)} in {self.seconds:.1f} s: "
             + (", ".join(counts) or "nothing to do"),
             *self.notes,
             *self.done,
@@ -162,7 +164,7 @@ def run_task(
             _Worker(store, task, claims),
             concurrency=concurrency,
             console=console or Console(stderr=True),
-            doing=task.words.doing,
+            words=task.words,
             on_result=done,
             on_error=failed,
             figures=summary.figures,
@@ -171,17 +173,22 @@ def run_task(
     return summary
 
 
-def _progress(console: Console, doing: str) -> Progress:
+def _progress(console: Console, words: TaskWords) -> Progress:
+    """ "analysing ━━━ 172/172 commits · 0 failed · 0 tokens · 0:00:00": each count before what it
+    counts, so no figure reads as the next one's ("172/172 failed 0" read as 172 failed)."""
     return Progress(
-        TextColumn(f"[bold]{doing}"),
+        TextColumn(f"[bold]{words.doing}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("failed {task.fields[failed]}"),
-        TextColumn("tokens {task.fields[tokens]}"),
+        TextColumn("{task.fields[unit]} · {task.fields[failed]} failed · {task.fields[tokens]} ·"),
         TimeElapsedColumn(),
         console=console,
         transient=False,
     )
+
+
+def _tokens(count: int) -> str:
+    return counted(count, "token", "tokens")
 
 
 def run_pool(
@@ -190,13 +197,13 @@ def run_pool(
     *,
     concurrency: int,
     console: Console,
-    doing: str,
+    words: TaskWords,
     on_result: Callable[[ItemT, ResultT], None],
     on_error: Callable[[ItemT, Exception], None],
     figures: Callable[[], tuple[int, int]],
 ) -> None:
-    """Runs ``work`` on ``items`` with up to ``concurrency`` at once, a progress line saying
-    ``doing``; ``figures`` gives the line's (failed, tokens) so far. ``work`` stores its own
+    """Runs ``work`` on ``items`` with up to ``concurrency`` at once, a progress line in ``words``
+    (what it is doing, its unit); ``figures`` gives the line's (failed, tokens) so far. ``work`` stores its own
     result; a raising item goes to ``on_error`` (called inside the ``except``) and the rest go on,
     except a StoreError, which stops the pool.
 
@@ -216,8 +223,10 @@ def run_pool(
             running[pool.submit(_unless_stopped, work, item)] = item  # type: ignore[arg-type]
 
     try:
-        with _progress(console, doing) as progress:
-            bar = progress.add_task(doing, total=len(items), failed=0, tokens=0)
+        with _progress(console, words) as progress:
+            # The unit follows the total ("1/1 commit", "0/172 commits"), fixed for the run.
+            unit = words.unit_one if is_one(len(items)) else words.unit
+            bar = progress.add_task(words.doing, total=len(items), unit=unit, failed=0, tokens=_tokens(0))
             fill()
             while running:
                 timeout = stopping.POLL_SECONDS
@@ -243,7 +252,7 @@ def run_pool(
                             continue
                         on_result(item, result)
                     failed, tokens = figures()
-                    progress.update(bar, advance=1, failed=failed, tokens=tokens)
+                    progress.update(bar, advance=1, failed=failed, tokens=_tokens(tokens))
                 fill()
     finally:
         if given_up:

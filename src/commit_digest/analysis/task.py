@@ -18,6 +18,7 @@ from commit_digest.analysis.llm_reply import ChatReply
 from commit_digest.analysis.servers.session import ChatRequest
 from commit_digest.models import AnalysisStatus, TokenUsage
 from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.words import counted
 
 ItemT = TypeVar("ItemT")
 ValueT = TypeVar("ValueT")
@@ -44,14 +45,20 @@ class Skipped:
 
 @dataclass(frozen=True)
 class TaskWords:
-    """How a run's lines name what it does: "analysed 3 of 5 commits", a progress line
-    "analysing", a stop that kept "analyses", a line about one "analysis"."""
+    """How a run's lines name what it does: "analysed 3 of 5 commits" (``unit``, and ``unit_one``
+    for a count of one: "1 commit"), a progress line "analysing", a stop that kept "analyses", a
+    line about one "analysis"."""
 
     verb: str
     unit: str
+    unit_one: str
     doing: str
     kept: str
     one: str
+
+    def units(self, count: int) -> str:
+        """``count`` items: "1 commit", "3 commits"."""
+        return counted(count, self.unit_one, self.unit)
 
 
 class PaidTask(Protocol[ItemT, ValueT]):

@@ -102,7 +102,14 @@ class TranslateTask:
     it was made from. A batch remembers that analysis: a line whose analysis was replaced meanwhile
     translates text the commit no longer shows, and is dropped."""
 
-    words = TaskWords(verb="translated", unit="analyses", doing="translating", kept="translations", one="translation")
+    words = TaskWords(
+        verb="translated",
+        unit="analyses",
+        unit_one="analysis",
+        doing="translating",
+        kept="translations",
+        one="translation",
+    )
     batch = BatchSpec(
         meta_key=TRANSLATE_BATCHES_META,
         file_name="commit-digest-translate-batch.jsonl",

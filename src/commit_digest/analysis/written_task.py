@@ -9,6 +9,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from commit_digest.analysis.task import Outcome, TaskWords
 from commit_digest.store.analysis_store import AnalysisStore
+from commit_digest.words import counted
 
 
 class Job(Protocol):
@@ -64,4 +65,4 @@ class WrittenTask(Generic[JobT, ValueT]):
 
     def done_line(self, item: JobT, outcome: Outcome[ValueT]) -> str | None:
         left_out = f" ({item.omitted} more left out)" if item.omitted else ""
-        return f"{item.name}: written from {len(item.commits)} commits{left_out}"
+        return f"{item.name}: written from {counted(len(item.commits), 'commit', 'commits')}{left_out}"

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from commit_digest.commands.common import add_common_options, open_store, settings_from_args
 from commit_digest.meaning.taxonomy import load_taxonomy
+from commit_digest.words import counted
 
 if TYPE_CHECKING:
     from commit_digest.legacy.importer import ReportImport
@@ -37,9 +38,7 @@ def register(subparsers: Any) -> None:
     )
     add_common_options(parser, repository=True)
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="legacy report files (Markdown)")
-    parser.add_argument(
-        "--force", action="store_true", help="let the legacy analyses replace better stored ones"
-    )
+    parser.add_argument("--force", action="store_true", help="let the legacy analyses replace better stored ones")
     parser.add_argument(
         "--tz",
         type=_zone,
@@ -53,13 +52,13 @@ def register(subparsers: Any) -> None:
 def describe(result: ReportImport) -> str:
     unchanged = len(result.records) - result.stored_new - result.stored_updated
     line = (
-        f"{result.source_name} ({result.report.day}): {len(result.records)} commits, "
+        f"{result.source_name} ({result.report.day}): {counted(len(result.records), 'commit', 'commits')}, "
         f"{result.analysed} analysed, {result.pending} pending, {result.incomplete} incomplete, "
-        f"{result.placeholders} placeholder shas; stored {result.stored_new} new, "
+        f"{counted(result.placeholders, 'placeholder sha', 'placeholder shas')}; stored {result.stored_new} new, "
         f"{result.stored_updated} updated, {unchanged} unchanged"
     )
     if result.unmapped:
-        line += f"; kept in the nearest field: {sum(result.unmapped.values())} texts"
+        line += f"; kept in the nearest field: {counted(sum(result.unmapped.values()), 'text', 'texts')}"
     return line
 
 
@@ -85,5 +84,5 @@ def run_import_legacy(args: argparse.Namespace) -> int:
     for result in results:
         print(describe(result))
     if moved:
-        print(f"{moved} placeholder commits matched their real commits")
+        print(f"{counted(moved, 'placeholder commit', 'placeholder commits')} matched their real commits")
     return 0

@@ -57,7 +57,8 @@ from commit_digest.site.build.size_guard import SiteTooLargeError
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.durable import restore_durable, save_durable
 from commit_digest.store.durable_files import DurableFormDamaged, check_folder
-from commit_digest.store.durable_kinds import KINDS
+from commit_digest.store.durable_kinds import KINDS, RECORDS, RELEASES
+from commit_digest.words import counted
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.nightly")
 
@@ -204,16 +205,17 @@ def _restore_or_raise(
     report.lines.extend(f"left out (--prune drops what only it held): {problem}" for problem in result.left_out)
     report.ok = not result.left_out  # published, but the loss is said: partial
     if result.skipped:
-        report.lines.append(f"store already matches {durable_dir} ({len(store)} records)")
+        report.lines.append(f"store already matches {durable_dir} ({RECORDS.counted(len(store))})")
     else:
-        report.lines.append(f"merged {result.records} records from {durable_dir}: {result.changed} new or better")
+        merged = RECORDS.counted(result.records)
+        report.lines.append(f"merged {merged} from {durable_dir}: {result.changed} new or better")
         for kind in KINDS[1:]:  # after the records: narratives, releases, notification entries, briefs
             restored = result.kind(kind.name)
             if restored.read:
                 added = "not in the store" if kind.name == "releases" else "new or newer"
-                report.lines.append(f"merged {_counted(restored.read, kind.label)}: {restored.merged} {added}")
+                report.lines.append(f"merged {kind.counted(restored.read)}: {restored.merged} {added}")
         if result.releases_skipped:
-            skipped = _counted(result.releases_skipped, "releases")
+            skipped = RELEASES.counted(result.releases_skipped)
             report.lines.append(f"skipped {skipped} whose tags are not release tags")
 
 
@@ -252,7 +254,8 @@ def _fetch(
         report.lines.append(f"stopped early: {fetched.stopped}")
     reconciled = reconcile_placeholders(store, settings.repository)
     if reconciled:
-        report.lines.append(f"matched {reconciled} legacy placeholder commits with their real commits")
+        matched = counted(reconciled, "legacy placeholder commit", "legacy placeholder commits")
+        report.lines.append(f"matched {matched} with their real commits")
     report.ok = fetched.complete
     if fetched.stopped is None:  # a rate limit that stopped the fetch would stop the releases too
         fetched_from.append(source)
@@ -284,7 +287,7 @@ def _analyse(
     # Every commit gets at least the offline analysis, so a new day reads well even when the
     # LLM is down; the failed or pending LLM attempt stays visible next to it.
     summary = analyse_offline(store, OfflineAnalyzer(taxonomy, settings.language), _selection(settings))
-    report.lines.append(f"offline analyses for {summary.answered} commits without an analysis")
+    report.lines.append(f"offline analysis for {counted(summary.answered, 'commit', 'commits')} without an analysis")
 
 
 def _selection(settings: DigestSettings) -> Selection:
@@ -349,22 +352,16 @@ def _written(settings: DigestSettings, skipped: str | None, report: StepReport, 
     report.ok = summary.all_ok
 
 
-def _counted(count: int, label: str) -> str:
-    """``count`` of a kind's values: "1 week narrative", "2 day briefs", "1 notification entry"."""
-    if count == 1:
-        label = label[:-3] + "y" if label.endswith("ies") else label.removesuffix("s")
-    return f"{count} {label}"
-
-
 def _save(store: AnalysisStore, durable_dir: Path, patterns: dict[str, str], prune: bool, report: StepReport) -> None:
     result = save_durable(store, durable_dir, prune=prune, release_tags=patterns)
     kinds = "".join(
-        f", {_counted(result.saved[kind.name], kind.label)}"
+        f", {kind.counted(result.saved[kind.name])}"
         for kind in KINDS[1:]
         if kind.name != "notifications" and result.saved.get(kind.name)
     )
     report.lines.append(
-        f"{result.records} records{kinds} in {durable_dir}: {result.files_written} files written, "
+        f"{RECORDS.counted(result.records)}{kinds} in {durable_dir}: "
+        f"{counted(result.files_written, 'file', 'files')} written, "
         f"{result.files_unchanged} unchanged"
     )
 

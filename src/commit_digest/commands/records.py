@@ -13,6 +13,7 @@ from commit_digest.commands.show import format_record
 from commit_digest.errors import InputError
 from commit_digest.models import CommitRecord
 from commit_digest.store.exchange import InputProblems, input_lines, parse_records, write_records
+from commit_digest.words import counted
 
 
 def register(subparsers: Any) -> None:
@@ -56,7 +57,8 @@ def run_import(args: argparse.Namespace) -> int:
         changed = len({record.key for record in records if store.merge(record, force=args.force)})
     repeated = len(records) - commits
     print(
-        f"imported {commits} records into {settings.cache_dir}: {changed} new or changed, {commits - changed} unchanged"
+        f"imported {counted(commits, 'record', 'records')} into {settings.cache_dir}: {changed} new or changed, "
+        f"{commits - changed} unchanged"
         + (
             f"; {repeated} {'record' if repeated == 1 else 'records'} repeated a commit given before in this "
             "import, merged into it"
@@ -83,7 +85,7 @@ def run_export(args: argparse.Namespace) -> int:
         temporary.replace(args.output)  # a reader never sees half an export
     except OSError as error:
         raise InputError(f"cannot write {args.output}: {error.strerror}") from error
-    print(f"exported {count} records to {args.output}", file=sys.stderr)
+    print(f"exported {counted(count, 'record', 'records')} to {args.output}", file=sys.stderr)
     return 0
 
 

@@ -14,7 +14,7 @@ from commit_digest.errors import InputError
 from commit_digest.settings import DigestSettings
 from commit_digest.store.durable import restore_durable
 from commit_digest.store.durable_files import MANIFEST, check_folder, data_files
-from commit_digest.store.durable_kinds import KINDS, RECORDS
+from commit_digest.store.durable_kinds import KINDS, RECORDS, RELEASES
 from commit_digest.store.durable_results import RestoreResult
 
 
@@ -49,14 +49,15 @@ def run_restore(args: argparse.Namespace) -> int:
         result = restore_durable(store, durable_dir, release_tags=release_patterns(settings), partial=args.partial)
         total = len(store)
     if result.skipped:
-        print(f"the store at {settings.cache_dir} already holds {durable_dir} ({total} records)")
+        print(f"the store at {settings.cache_dir} already holds {durable_dir} ({RECORDS.counted(total)})")
     else:
         print(
             f"restored {_restored(result)} from {durable_dir} into {settings.cache_dir}: "
             f"{result.changed} new or better; the store holds {total}"
         )
     if result.releases_skipped:
-        print(f"skipped {result.releases_skipped} releases whose tags are not release tags (release_tags)")
+        skipped = RELEASES.counted(result.releases_skipped)
+        print(f"skipped {skipped} whose tags are not release tags (release_tags)")
     if result.left_out:
         print(f"left out (not restored): {'; '.join(result.left_out)}")
         return 1
@@ -65,8 +66,8 @@ def run_restore(args: argparse.Namespace) -> int:
 
 def _restored(result: RestoreResult) -> str:
     """Each kind the durable form held, counted: "20 records, 3 week narratives (3 new or newer) and ..."."""
-    parts = [f"{result.records} records"] + [
-        f"{restored.read} {kind.label} ({restored.merged} new or newer)"
+    parts = [RECORDS.counted(result.records)] + [
+        f"{kind.counted(restored.read)} ({restored.merged} new or newer)"
         for kind in KINDS
         if kind is not RECORDS and (restored := result.kind(kind.name)).read
     ]

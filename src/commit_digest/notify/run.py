@@ -38,6 +38,7 @@ from commit_digest.notify.services import SERVICES
 from commit_digest.notify.smtp_sender import RecipientsRefusedError, SmtpServer, send_mail
 from commit_digest.site.model.index import Day
 from commit_digest.store.notification_ledger import Delivery, NotificationLedger
+from commit_digest.words import counted
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,8 @@ def deliver(
             if not _recorded(summary, record, settle, _POSTED_UNRECORDED, channel.key, day):
                 return summary
             summary.sent += 1
-            summary.lines.append(f"{channel.key}: sent {day} ({message.line_count} commit lines)")
+            lines = counted(message.line_count, "commit line", "commit lines")
+            summary.lines.append(f"{channel.key}: sent {day} ({lines})")
         if (
             summary.sent == sent_before
             and summary.unknown == unknown_before

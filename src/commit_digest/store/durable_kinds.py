@@ -48,6 +48,7 @@ from commit_digest.store.notification_ledger import (
     delivery_line,
     delivery_order,
 )
+from commit_digest.words import counted
 
 T = TypeVar("T", bound=BaseModel)
 # Repository → its ``release_tags`` (the default pattern for one not named): the fetch's filter.
@@ -68,6 +69,7 @@ class DurableKind(Generic[T]):
 
     name: str  # its count in the manifest and its folder (unless ``own_folder`` is False)
     label: str  # what a report calls its values: "week narratives"
+    label_one: str  # and one of them: "1 week narrative"
     model: type[T]  # reads a line back; a line it refuses is a problem naming file and line
     file: Callable[[Path, T], Path]  # the file a value is written to, in the durable folder
     line: Callable[[T], str]
@@ -81,6 +83,10 @@ class DurableKind(Generic[T]):
     admits: Callable[[T, ReleaseTags], bool] = _always  # a value a restore lets into the store
     own_folder: bool = True
     counted_when_none: bool = False
+
+    def counted(self, count: int) -> str:
+        """``count`` values of this kind, as a report says them: "1 day brief", "3 day briefs"."""
+        return counted(count, self.label_one, self.label)
 
     def in_store(self, store: AnalysisStore) -> int:
         return self.count(store) if self.count is not None else sum(1 for _ in self.stored(store))
@@ -130,6 +136,7 @@ def _brief_line_key(value: object) -> Key | None:
 RECORDS: DurableKind[CommitRecord] = DurableKind(
     name="records",
     label="records",
+    label_one="record",
     model=CommitRecord,
     file=month_file,
     line=record_line,
@@ -146,6 +153,7 @@ RECORDS: DurableKind[CommitRecord] = DurableKind(
 NARRATIVES: DurableKind[WeekNarrative] = DurableKind(
     name=NARRATIVES_DIR,
     label="week narratives",
+    label_one="week narrative",
     model=WeekNarrative,
     file=narrative_file,
     line=model_line,
@@ -158,6 +166,7 @@ NARRATIVES: DurableKind[WeekNarrative] = DurableKind(
 RELEASES: DurableKind[Release] = DurableKind(
     name=RELEASES_DIR,
     label="releases",
+    label_one="release",
     model=Release,
     file=release_file,
     line=model_line,
@@ -172,6 +181,7 @@ RELEASES: DurableKind[Release] = DurableKind(
 NOTIFICATIONS: DurableKind[Delivery] = DurableKind(
     name=NOTIFICATIONS_DIR,
     label="notification entries",
+    label_one="notification entry",
     model=Delivery,
     file=notification_file,
     line=delivery_line,
@@ -184,6 +194,7 @@ NOTIFICATIONS: DurableKind[Delivery] = DurableKind(
 BRIEFS: DurableKind[DayBrief] = DurableKind(
     name=BRIEFS_DIR,
     label="day briefs",
+    label_one="day brief",
     model=DayBrief,
     file=brief_file,
     line=model_line,

@@ -35,6 +35,7 @@ from commit_digest.site.fingerprint import digest
 from commit_digest.site.model.commit import SiteCommit
 from commit_digest.site.model.index import SiteIndex
 from commit_digest.site.parallel import Started
+from commit_digest.words import counted
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.output")
 
@@ -186,4 +187,8 @@ class PendingSearchIndex:
         write_files(target, titles)
         document = search_manifest(partitions, self.names, commit_url=self.commit_url, title_shards=title_shards)
         (target / "manifest.json").write_bytes(document)
-        logger.info("commit-digest: search index: %s partitions, %s files written", len(partitions), written)
+        logger.info(
+            "commit-digest: search index: %s, %s written",
+            counted(len(partitions), "partition", "partitions"),
+            counted(written, "file", "files"),
+        )

@@ -59,6 +59,11 @@ class WeekLine:
     def group(self) -> str:
         return self.lead.group
 
+    @cached_property
+    def platform_ids(self) -> tuple[str, ...]:
+        """The platforms of the line's commits, each once (what the reader's platform filter matches)."""
+        return tuple(dict.fromkeys(label.id for item in self.commits for label in item.platforms))
+
     @property
     def parts(self) -> tuple[tuple[str, SiteCommit], ...]:
         """Each part's marker ("2/3") and commit."""
@@ -85,6 +90,10 @@ class LabelWeek:
     related: tuple[tuple[str, int], ...]  # the other kind's labels with most commits this week
     related_kind: str | None = None
     narrative: SiteNarrative | None = None
+    # Per platform: the label's commits this week, and those of them its lines leave out. What
+    # the week page shows once the reader picks a platform (the page's script swaps the counts).
+    by_platform: tuple[tuple[str, int], ...] = ()
+    more_by_platform: tuple[tuple[str, int], ...] = ()
 
     @property
     def change(self) -> int:
@@ -115,6 +124,11 @@ class Week:
     @property
     def change(self) -> int:
         return self.stats.total - self.previous_total
+
+    def platform_stats(self, label_id: str) -> DayStats:
+        """The week's counts of one platform's commits (its header line once a reader picks it)."""
+        mine = tuple(item for item in self.commits if any(label.id == label_id for label in item.platforms))
+        return Day(date=self.week.monday, commits=mine).stats
 
     @cached_property
     def highlights(self) -> tuple[WeekLine, ...]:
@@ -211,6 +225,20 @@ def _count(lines: Sequence[WeekLine]) -> int:
     return sum(len(line.commits) for line in lines)
 
 
+def platform_counts(commits: Iterable[SiteCommit]) -> tuple[tuple[str, int], ...]:
+    """How many of ``commits`` carry each platform, in first-seen order."""
+    counts: dict[str, int] = {}
+    for item in commits:
+        for label in item.platforms:
+            counts[label.id] = counts.get(label.id, 0) + 1
+    return tuple(counts.items())
+
+
+def line_platform_counts(lines: Iterable[WeekLine]) -> tuple[tuple[str, int], ...]:
+    """``platform_counts`` of the commits of ``lines``."""
+    return platform_counts(item for line in lines for item in line.commits)
+
+
 def notable_lines(commits: Sequence[SiteCommit], limit: int) -> tuple[tuple[WeekLine, ...], int]:
     """At most ``limit`` lines of high and medium importance (low ones when a label has nothing
     else), and how many of ``commits`` they leave out."""
@@ -259,6 +287,8 @@ def label_weeks(
     for label_id in sorted(current, key=lambda label_id: (position.get(label_id, len(order)), label_id)):
         items = current[label_id]
         lines, more = notable_lines(items, limit)
+        every = platform_counts(items)
+        shown = dict(line_platform_counts(lines))
         found.append(
             LabelWeek(
                 kind=kind,
@@ -271,6 +301,8 @@ def label_weeks(
                 related=_related(items, other_kind) if other_kind else (),
                 related_kind=other_kind,
                 narrative=(narratives or {}).get(label_id),
+                by_platform=every,
+                more_by_platform=tuple((other, count - shown.get(other, 0)) for other, count in every),
             )
         )
     return tuple(found)

@@ -72,6 +72,20 @@ def _day_sections(context: SiteContext, uri: str, day: Any, reserved: int = 0) -
     return list(groups.items())
 
 
+def _filters(context: SiteContext, day: Any) -> dict[str, list[tuple[str, int]]]:
+    """Each kind's choices with the day's count: only the kinds some commit of the day carries (a
+    quiet day of unlabelled commits has no filter), and every platform, those the day lacks with
+    0 (hidden until chosen), so that the reader's platform picked on another page applies here."""
+    found = {kind: context.label_counts(day, kind) for kind in context.label_kinds}
+    filters = {kind: counts for kind, counts in found.items() if counts}
+    if filters and "platforms" in context.label_kinds:
+        present = dict(filters.get("platforms", []))
+        absent = [(label_id, 0) for label_id in context.taxonomy.platform_ids if label_id not in present]
+        others = {kind: counts for kind, counts in filters.items() if kind != "platforms"}
+        filters = {"platforms": [*present.items(), *absent], **others}
+    return filters
+
+
 def _description(context: SiteContext, day: Any) -> str:
     """What the day page says of itself (link previews): its counts, then its brief's sentences
     when it has one, else its most important commits' titles."""
@@ -90,9 +104,7 @@ def day_pages(context: SiteContext) -> Iterator[PageSpec]:
         def content(uri: str = uri, day: Any = day, newer: Any = newer, older: Any = older) -> str:
             brief = _day_brief(context, uri, day)
             groups = _day_sections(context, uri, day, reserved=size(brief))
-            # Only the kinds some commit of the day carries: a quiet day of unlabelled commits has no filter.
-            found = {kind: context.label_counts(day, kind) for kind in context.label_kinds}
-            filters = {kind: counts for kind, counts in found.items() if counts}
+            filters = _filters(context, day)
             values = {"day": day, "brief": brief, "groups": groups, "newer": newer, "older": older, "filters": filters}
             return render("day.html.j2", **context.for_page(uri, **values))
 

@@ -3,15 +3,21 @@ the highlights, the narratives)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from commit_digest.site import paths
 from commit_digest.site.fingerprint import digest
-from commit_digest.site.model.weeks import previous_days, week_summary
+from commit_digest.site.model.weeks import line_platform_counts, previous_days, week_summary
 from commit_digest.site.rendering.context import SiteContext
 from commit_digest.site.rendering.describe import commits_description
 from commit_digest.site.rendering.render import render
 from commit_digest.site.views.base import PageSpec, View, plain
+
+
+def by_platform(counts: Iterable[tuple[str, int]]) -> str:
+    """Counts per platform as a count's ``data-by`` attribute ("rocm:3 cuda:1"): the page's script
+    shows the reader's platform's, 0 for a platform not listed."""
+    return " ".join(f"{label_id}:{count}" for label_id, count in counts)
 
 
 def week_pages(context: SiteContext) -> Iterator[PageSpec]:
@@ -35,7 +41,14 @@ def week_pages(context: SiteContext) -> Iterator[PageSpec]:
                 platform_order=context.taxonomy.platform_ids,
                 subsystem_order=context.taxonomy.subsystem_ids,
             )
-            return render("week.html.j2", **context.for_page(uri, week=summary))
+            values = {
+                "week": summary,
+                "platform_choices": context.taxonomy.platform_ids,
+                "platform_filter": True,  # the lines and counts carry what the reader's platform needs
+                "by_platform": by_platform,
+                "line_platform_counts": line_platform_counts,
+            }
+            return render("week.html.j2", **context.for_page(uri, **values))
 
         narratives = sorted(
             (platform, note.fingerprint)

@@ -4,6 +4,39 @@
   "use strict";
 
   var PARAMS = { platforms: "platform", subsystems: "subsystem", repositories: "repository", kinds: "kind" };
+  var GROUPS = ["high", "medium", "low", "unanalysed"];
+
+  /* The reader's platform: one choice the home, day and week pages apply. A pick (the home or
+     week page's select, a day page's platform chip, the "show all platforms" button) is kept in
+     this browser under KEY. A ?platform= in the address wins on its page but is not kept: a link
+     someone shares shows what they saw without changing the reader's own choice, until the
+     reader picks it (selects it, or presses its chip). */
+  var KEY = "commit-digest:platform";
+
+  function kept() {
+    try {
+      return window.localStorage.getItem(KEY) || "";
+    } catch (error) {
+      return ""; // storage blocked: a choice lasts for its page only
+    }
+  }
+
+  function keep(platform) {
+    try {
+      if (platform) window.localStorage.setItem(KEY, platform);
+      else window.localStorage.removeItem(KEY);
+    } catch (error) {
+      /* as above */
+    }
+  }
+
+  /* The page's platform as it opens: the address's when the page knows it, else the kept one. */
+  function firstPlatform(known) {
+    var given = new URLSearchParams(window.location.search).get("platform") || "";
+    if (given && known(given)) return given;
+    var mine = kept();
+    return mine && known(mine) ? mine : "";
+  }
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (whole, name) {
@@ -11,55 +44,167 @@
     });
   }
 
+  function all(selector, root) {
+    return Array.prototype.slice.call((root || document).querySelectorAll(selector));
+  }
+
+  /* "rocm:3 cuda:1" (a count's data-by): the platform's number, 0 when it is not listed. */
+  function countOf(by, platform) {
+    var found = (by || "").split(" ").filter(function (pair) {
+      return pair.slice(0, pair.lastIndexOf(":")) === platform;
+    })[0];
+    return found ? Number(found.slice(found.lastIndexOf(":") + 1)) : 0;
+  }
+
+  /* Material's table of contents repeats a heading's count: it follows the heading, and its
+     entry goes when the heading's section does. */
+  function followInContents(id, count, hidden) {
+    all('a.md-nav__link[href="#' + CSS.escape(id) + '"]').forEach(function (link) {
+      var shown = link.querySelector(".digest-group__count, .digest-chip__count");
+      if (shown && count !== null) shown.textContent = String(count);
+      var item = link.closest("li");
+      if (item) item.hidden = hidden;
+    });
+  }
+
+  /* The line "30 commits · high 2 · medium 12 · low 16" said again of what the filter shows
+     (its badges reused, its words from the filter's data-text-total*); null: as the page had it. */
+  function restater(line, one, other) {
+    var original = Array.prototype.map.call(line.childNodes, function (node) { return node.cloneNode(true); });
+    var badges = all('[class^="digest-badge--"]', line);
+    return function (counts) {
+      var parts = [];
+      if (!counts) {
+        parts = original.map(function (node) { return node.cloneNode(true); });
+      } else {
+        parts.push(document.createTextNode(counts.total === 1 ? one : fill(other, { total: counts.total })));
+        badges.forEach(function (badge) {
+          var group = badge.className.replace("digest-badge--", "");
+          var count = counts[group] || 0;
+          if (group === "unanalysed" && !count) return; // as the page's line: only when there are some
+          parts.push(document.createTextNode(" · "), badge.cloneNode(true), document.createTextNode(" " + count));
+        });
+      }
+      line.textContent = "";
+      parts.forEach(function (part) { line.appendChild(part); });
+    };
+  }
+
+  /* The line that says the page shows one platform only, and its button that shows them all. */
+  function setUpNotice(notice, nameOf, clear) {
+    var text = notice.querySelector(".digest-mine__text");
+    notice.querySelector(".digest-mine__clear").addEventListener("click", clear);
+    return function (platform, extra) {
+      notice.hidden = !platform;
+      var said = platform ? fill(notice.getAttribute("data-text-on"), { platform: nameOf(platform) }) : "";
+      text.textContent = extra ? said + " " + fill(extra, { platform: nameOf(platform) }) : said;
+    };
+  }
+
   /* A day page's filter: one choice per kind, kept in the URL (?platform=rocm&subsystem=moe;
-     &repository=owner/name on a site of several repositories). */
+     &repository=owner/name on a site of several repositories), the platform being the reader's.
+     The stats line, the groups' counts (and the table of contents'), and each choice's count
+     (given the other kinds' choices) follow it. */
   function setUpFilter(filter) {
-    var entries = Array.prototype.slice.call(document.querySelectorAll(".digest-entry"));
-    var groups = Array.prototype.slice.call(document.querySelectorAll("[data-digest-group]"));
+    var entries = all(".digest-entry");
+    var groups = all("[data-digest-group]");
     var status = filter.querySelector(".digest-filter__status");
     var brief = document.querySelector("[data-digest-brief]");
+    // A day page says its stats line's words (data-text-total*); the impact pages have none.
+    var line = filter.hasAttribute("data-text-total") ? document.querySelector(".md-content .digest-stats") : null;
+    var restate = line
+      ? restater(line, filter.getAttribute("data-text-total-one"), filter.getAttribute("data-text-total"))
+      : null;
+    var kinds = Object.keys(PARAMS);
     var chosen = { platforms: "", subsystems: "", repositories: "", kinds: "" };
-    var params = new URLSearchParams(window.location.search);
-    Object.keys(PARAMS).forEach(function (kind) {
-      var value = params.get(PARAMS[kind]) || "";
-      if (filter.querySelector('[data-filter-kind="' + kind + '"] [data-filter-value="' + CSS.escape(value) + '"]')) {
-        chosen[kind] = value;
-      }
+    var groupOf = new Map();
+    groups.forEach(function (group) {
+      var heading = group.querySelector("h2[id]");
+      all(".digest-entry", group).forEach(function (entry) { groupOf.set(entry, heading ? heading.id : ""); });
     });
 
-    function matches(entry, kind) {
-      var wanted = chosen[kind];
+    function choice(kind, value) {
+      return filter.querySelector('[data-filter-kind="' + kind + '"] [data-filter-value="' + CSS.escape(value) + '"]');
+    }
+    function nameOf(platform) {
+      var button = choice("platforms", platform);
+      return button && button.firstChild ? button.firstChild.textContent.trim() : platform;
+    }
+    // The reader's platform applies where the page says so (a day page's notice); the impact
+    // pages filter by the address alone.
+    var notice = document.querySelector("[data-digest-mine]");
+    var params = new URLSearchParams(window.location.search);
+    kinds.forEach(function (kind) {
+      var value = kind === "platforms" && notice
+        ? firstPlatform(function (platform) { return choice(kind, platform) !== null; })
+        : params.get(PARAMS[kind]) || "";
+      if (choice(kind, value)) chosen[kind] = value;
+    });
+    var say = notice
+      ? setUpNotice(notice, nameOf, function () {
+          chosen.platforms = "";
+          keep("");
+          apply();
+          var everything = choice("platforms", "");
+          if (everything) everything.focus(); // the pressed button went with the notice
+        })
+      : null;
+
+    function matches(entry, kind, wanted) {
       return !wanted || (entry.getAttribute("data-" + kind) || "").split(" ").indexOf(wanted) >= 0;
+    }
+    function matchesOthers(entry, kind) {
+      return kinds.every(function (other) { return other === kind || matches(entry, other, chosen[other]); });
     }
 
     function apply() {
-      var shown = 0;
+      var counts = { total: 0 };
       entries.forEach(function (entry) {
-        var visible = Object.keys(PARAMS).every(function (kind) { return matches(entry, kind); });
+        var visible = kinds.every(function (kind) { return matches(entry, kind, chosen[kind]); });
         entry.hidden = !visible;
-        if (visible) shown += 1;
+        if (!visible) return;
+        counts.total += 1;
+        var group = groupOf.get(entry);
+        counts[group] = (counts[group] || 0) + 1;
       });
       groups.forEach(function (group) {
         var left = group.querySelectorAll(".digest-entry:not([hidden])").length;
         group.hidden = left === 0;
         var count = group.querySelector(".digest-group__count");
         if (count) count.textContent = String(left);
+        var heading = group.querySelector("h2[id]");
+        if (heading) followInContents(heading.id, left, left === 0);
       });
-      filter.querySelectorAll("[data-filter-kind]").forEach(function (row) {
+      all("[data-filter-kind]", filter).forEach(function (row) {
         var kind = row.getAttribute("data-filter-kind");
-        row.querySelectorAll("[data-filter-value]").forEach(function (button) {
-          button.setAttribute("aria-pressed", String(button.getAttribute("data-filter-value") === chosen[kind]));
+        var offered = 0;
+        all("[data-filter-value]", row).forEach(function (button) {
+          var value = button.getAttribute("data-filter-value");
+          button.setAttribute("aria-pressed", String(value === chosen[kind]));
+          if (!value) return;
+          var found = entries.filter(function (entry) {
+            return matches(entry, kind, value) && matchesOthers(entry, kind);
+          }).length;
+          var count = button.querySelector(".digest-chip__count");
+          if (count) count.textContent = String(found);
+          // A choice that would show nothing goes, unless chosen (a platform the day lacks,
+          // picked on another page, says 0 here).
+          button.hidden = found === 0 && value !== chosen[kind];
+          if (!button.hidden) offered += 1;
         });
+        row.hidden = offered === 0;
       });
       if (brief) showBrief(brief, chosen.platforms);
       var filtered = chosen.platforms || chosen.subsystems || chosen.repositories || chosen.kinds;
+      if (restate) restate(filtered ? counts : null);
+      if (say) say(chosen.platforms);
       status.textContent = !filtered
         ? ""
-        : shown
-          ? fill(filter.getAttribute("data-text-showing"), { shown: shown, total: entries.length })
+        : counts.total
+          ? fill(filter.getAttribute("data-text-showing"), { shown: counts.total, total: entries.length })
           : filter.getAttribute("data-text-none");
       var url = new URL(window.location.href);
-      Object.keys(PARAMS).forEach(function (kind) {
+      kinds.forEach(function (kind) {
         if (chosen[kind]) url.searchParams.set(PARAMS[kind], chosen[kind]);
         else url.searchParams.delete(PARAMS[kind]);
       });
@@ -71,6 +216,7 @@
       if (!button) return;
       var kind = button.closest("[data-filter-kind]").getAttribute("data-filter-kind");
       chosen[kind] = button.getAttribute("data-filter-value");
+      if (kind === "platforms" && say) keep(chosen[kind]); // the reader's pick: every page applies it
       apply();
     });
     filter.hidden = false;
@@ -93,29 +239,109 @@
     });
   }
 
-  /* The home page: the reader's platform, kept in this browser, opened on every day. */
+  /* A note the script adds after ``place`` (once), shown with ``text`` or hidden without. */
+  function note(place, text) {
+    var next = place.nextElementSibling;
+    var added = next && next.classList.contains("digest-mine__none") ? next : null;
+    if (!added && !text) return;
+    if (!added) {
+      added = document.createElement("p");
+      added.className = "digest-mine__none";
+      place.parentNode.insertBefore(added, place.nextSibling);
+    }
+    added.hidden = !text;
+    added.textContent = text || "";
+  }
+
+  /* The home and week pages narrowed to one platform ("" for all). What the page marks: the
+     whole day's or week's parts (data-whole), text each platform has its own of
+     (data-for-platform), counts per platform (data-by), lines naming their platforms
+     (data-platforms), sections a count decides (data-digest-section), and on the home page each
+     day's platform disclosures. */
+  function narrow(platform, nameOf, noneText, emptyText) {
+    all("[data-whole]").forEach(function (part) { part.hidden = platform !== ""; });
+    all("[data-for-platform]").forEach(function (part) {
+      part.hidden = part.getAttribute("data-for-platform") !== platform;
+    });
+    all("[data-by]").forEach(function (count) {
+      if (!count.hasAttribute("data-all")) count.setAttribute("data-all", count.textContent);
+      count.textContent = platform ? String(countOf(count.getAttribute("data-by"), platform)) : count.getAttribute("data-all");
+    });
+    all("[data-digest-section]").forEach(function (section) {
+      var count = section.querySelector("[data-by]");
+      var heading = section.querySelector("[id]");
+      var left = platform && count ? countOf(count.getAttribute("data-by"), platform) : null;
+      section.hidden = left === 0;
+      if (heading) followInContents(heading.id, count ? count.textContent : null, left === 0);
+    });
+    all("ul.digest-lines").forEach(function (list) {
+      var lines = all(":scope > li[data-platforms]", list);
+      if (!lines.length) return;
+      var left = 0;
+      lines.forEach(function (line) {
+        line.hidden = platform !== "" && line.getAttribute("data-platforms").split(" ").indexOf(platform) < 0;
+        if (!line.hidden) left += 1;
+      });
+      list.hidden = left === 0;
+      // A week's list says it has none; a label's section still links the rest of its commits.
+      note(list, left === 0 && emptyText && !list.closest("[data-digest-section]") ? emptyText : "");
+    });
+    all("details.digest-platform").forEach(function (details) {
+      var mine = details.getAttribute("data-platform") === platform;
+      details.hidden = platform !== "" && !mine;
+      details.open = mine;
+    });
+    all("section.digest-day").forEach(function (day) {
+      var whole = day.querySelector("[data-whole]");
+      var has = day.querySelector('details.digest-platform[data-platform="' + CSS.escape(platform) + '"]');
+      if (whole) note(whole, platform && !has && noneText ? fill(noneText, { platform: nameOf(platform) }) : "");
+    });
+  }
+
+  /* The home and week pages: the reader's platform chosen in a select, kept in this browser,
+     applied to every day (home) or to the week's counts and lines. */
   function setUpMyPlatform(box) {
     var select = box.querySelector("select");
-    var key = "commit-digest:platform";
+    var hint = box.querySelector(".digest-myplatform__hint");
+    var notice = box.querySelector("[data-digest-mine]");
+    var noneText = notice.getAttribute("data-text-none") || "";
+    var emptyText = box.getAttribute("data-text-empty") || "";
+    var weekly = document.querySelector('[data-for-platform=""]') !== null;
+    function option(platform) {
+      return select.querySelector('option[value="' + CSS.escape(platform) + '"]');
+    }
+    function nameOf(platform) {
+      var found = option(platform);
+      return found ? found.textContent : platform;
+    }
+    var say = setUpNotice(notice, nameOf, function () {
+      select.value = "";
+      picked();
+      select.focus(); // the pressed button went with the notice
+    });
+
     function apply() {
-      var wanted = select.value;
-      document.querySelectorAll("details.digest-platform").forEach(function (details) {
-        details.open = wanted !== "" && details.getAttribute("data-platform") === wanted;
-      });
+      var platform = select.value;
+      if (hint) hint.hidden = platform !== "";
+      // A week without the platform's commits has no counts of its own: the notice says so.
+      var absent = weekly && platform && !document.querySelector('[data-for-platform="' + CSS.escape(platform) + '"]');
+      say(platform, absent ? noneText : "");
+      narrow(platform, nameOf, weekly ? "" : noneText, emptyText);
     }
-    try {
-      select.value = window.localStorage.getItem(key) || "";
-    } catch (error) {
-      /* storage blocked: the choice lasts for this page only */
-    }
-    select.addEventListener("change", function () {
-      try {
-        window.localStorage.setItem(key, select.value);
-      } catch (error) {
-        /* as above */
+    /* A pick is kept; an address that named a platform names the pick instead. */
+    function picked() {
+      keep(select.value);
+      var url = new URL(window.location.href);
+      if (url.searchParams.has("platform")) {
+        if (select.value) url.searchParams.set("platform", select.value);
+        else url.searchParams.delete("platform");
+        window.history.replaceState(null, "", url.toString());
       }
       apply();
-    });
+    }
+
+    select.value = firstPlatform(function (platform) { return option(platform) !== null; });
+    select.addEventListener("change", picked);
     box.hidden = false;
     apply();
   }

@@ -137,7 +137,7 @@ def test_descriptions_of_nothing_are_the_sites_and_names_are_plain() -> None:
     texts = Texts("en")
     assert commits_description("Operator impact", [], texts) == ""
     assert listing_description("Releases", [("v1", 0)], texts) == ""
-    assert listing_description("Series", [("`fused` MoE\u202e", 3)], texts) == "Series: fused MoE (3)"
+    assert listing_description("Series", [("`fused` MoE\u202e", 3)], texts) == "Series: fused MoE: 3"
     assert label_description("CUDA", [], texts, "NVIDIA GPUs") == "CUDA NVIDIA GPUs"
     assert label_description("CUDA", [], Texts("zh"), "") == "CUDA"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 
 from commit_digest.site.rendering.i18n import Texts
@@ -11,6 +12,8 @@ QUERY_SCRIPT = "assets/digest-search-query.js"  # the tokenizer and query parser
 SCRIPT = "assets/digest-search.js"
 STYLE = "assets/digest-search.css"
 ASSETS = (QUERY_SCRIPT, SCRIPT, STYLE)
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_LINE_COMMENT = re.compile(r"\s*//")  # a line that is only a comment
 # Runs as the page is parsed, before it is first drawn: an address that asks for a search
 # (search/?q=...) has its results' space kept from the start, so their arrival moves nothing.
 # digest-search.js keeps the class in step with the form afterwards.
@@ -53,11 +56,18 @@ def search_page_markdown(language: str) -> str:
 <button type="button" id="digest-search-more" class="md-button" hidden>{t("more")}</button>
 </div>
 
-<script src="../{QUERY_SCRIPT}"></script>
-<script src="../{SCRIPT}"></script>
+<script src="../{QUERY_SCRIPT}" defer></script>
+<script src="../{SCRIPT}" defer></script>
 """  # noqa: E501 - one HTML element per line keeps Markdown from touching it
 
 
 def asset(name: str) -> str:
-    """The content of a static file of the client (one of ``ASSETS``)."""
-    return resources.files("commit_digest.search").joinpath(name).read_text(encoding="utf-8")
+    """A static file of the client (one of ``ASSETS``) as it is published: a script without its
+    comments and blank lines. They are for its readers here, and a phone downloads and parses
+    every byte the search page loads: they were a sixth of the scripts (a fifth gzipped). The
+    scripts hold no comment marker inside a string."""
+    text = resources.files("commit_digest.search").joinpath(name).read_text(encoding="utf-8")
+    if not name.endswith(".js"):
+        return text
+    text = _BLOCK_COMMENT.sub("", text)
+    return "".join(line + "\n" for line in text.splitlines() if line.strip() and not _LINE_COMMENT.match(line))

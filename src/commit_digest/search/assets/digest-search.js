@@ -39,6 +39,10 @@
   var REPOSITORY_GRAM = "\u0001r:";
   var PULL_REQUEST_GRAM = "\u0001#";
   var EMPTY = { ids: new Uint32Array(0), levels: new Uint8Array(0) };
+  // What a request costs beyond its body, in bytes, when filter blocks can come from one file or
+  // from many: its headers both ways (GitHub Pages answers with about 700 bytes of them) and the
+  // page's work per fetch on a phone's main thread.
+  var REQUEST_BYTES = 1024;
   var decoder = new TextDecoder();
 
   function saturate(weight) {
@@ -70,7 +74,50 @@
   function bucketName(bucket) {
     return "filter/" + (bucket < 16 ? "0" : "") + bucket.toString(16) + ".bin";
   }
-  // A shard file: gram -> {ids, levels}, ids ascending (newest first).
+  // A partition's whole filter: every bucket's block of it, in bucket order (index.py).
+  function wholeFilterName(partition) {
+    return partition.id + "/filter.bin";
+  }
+  function bytesOf(buffer) {
+    return new Uint8Array(buffer);
+  }
+  // A shard file: get(gram) -> {ids, levels}, ids ascending (newest first), or undefined. A query
+  // needs a few of a shard's thousand grams: reading one finds where each gram's postings start
+  // and skips them; a gram's postings are decoded when it is asked for. Decoding all of them
+  // took three quarters of the time, in one long task of the page as its results arrive.
+  function Shard(data, starts) {
+    this.data = data;
+    this.starts = starts; // gram -> [offset of its first posting, posting count]
+    this.decoded = new Map();
+  }
+  Shard.prototype.get = function (gram) {
+    var found = this.decoded.get(gram);
+    if (found) return found;
+    var start = this.starts.get(gram);
+    if (!start) return undefined;
+    var data = this.data;
+    var position = start[0];
+    var count = start[1];
+    var ids = new Uint32Array(count);
+    var levels = new Uint8Array(count);
+    var current = 0;
+    for (var i = 0; i < count; i++) {
+      var value = 0;
+      var scale = 1;
+      for (;;) {
+        var byte = data[position++];
+        value += (byte & 0x7f) * scale;
+        if (byte < 0x80) break;
+        scale *= 128;
+      }
+      current += Math.floor(value / 4);
+      ids[i] = current;
+      levels[i] = value % 4;
+    }
+    found = { ids: ids, levels: levels };
+    this.decoded.set(gram, found);
+    return found;
+  };
   function decodeShard(buffer) {
     var data = new Uint8Array(buffer);
     var position = 0;
@@ -84,24 +131,16 @@
         scale *= 128;
       }
     }
-    var entries = new Map();
+    var starts = new Map();
     while (position < data.length) {
       var length = varint();
       var gram = decoder.decode(data.subarray(position, position + length));
       position += length;
       var count = varint();
-      var ids = new Uint32Array(count);
-      var levels = new Uint8Array(count);
-      var current = 0;
-      for (var i = 0; i < count; i++) {
-        var value = varint();
-        current += Math.floor(value / 4);
-        ids[i] = current;
-        levels[i] = value % 4;
-      }
-      entries.set(gram, { ids: ids, levels: levels });
+      starts.set(gram, [position, count]);
+      for (var i = 0; i < count; i++) while (data[position++] >= 0x80);
     }
-    return entries;
+    return new Shard(data, starts);
   }
   // The documents holding every entry, each with its lowest level among them.
   function intersectLevels(entries) {
@@ -195,15 +234,39 @@
     }
     return days[id];
   };
+  // Whether the filter blocks of ``buckets`` for the partitions at ``positions`` cost less read
+  // from each partition's whole filter than from the buckets' files (one file per bucket, with
+  // that block of every partition): requests against bytes. A query of a synonym group (cuda:
+  // nvidia, 英伟达, h100...) has tens of grams; on a young archive a block is tens of bytes, and
+  // the whole filter (8 to 23 KB on the demo) is one request where the buckets are tens of them,
+  // each a fetch the page's main thread handles. On an archive of years the buckets cost less.
+  Index.prototype.wholeFilters = function (positions, buckets) {
+    var self = this;
+    var partitions = self.manifest.partitions;
+    var missing = buckets.filter(function (bucket) { return !self.files.has(bucketName(bucket)); }).length;
+    if (!missing) return false;
+    var bucketBytes = 0; // one bucket file: its block of every partition
+    partitions.forEach(function (partition) { bucketBytes += partition.filter_bytes; });
+    var whole = 0;
+    positions.forEach(function (position) {
+      var partition = partitions[position];
+      if (!self.files.has(wholeFilterName(partition))) {
+        whole += self.manifest.filter.buckets * partition.filter_bytes + REQUEST_BYTES;
+      }
+    });
+    return whole < missing * (bucketBytes + REQUEST_BYTES);
+  };
   // The bucket and bit positions of a gram in a filter block of ``bits``: as index.filter_bits.
-  Index.prototype.mayHold = function (buckets, position, gram) {
+  // ``blocks(bucket)`` is where partition ``position``'s block of that bucket is: [data, offset].
+  Index.prototype.mayHold = function (blocks, position, gram) {
     var filter = this.manifest.filter;
     var block = this.manifest.partitions[position].filter_bytes;
     var first = fnv1a(gram);
     var second = fnv1a(filter.seed + gram);
     var step = (first >>> 8) | 1;
-    var data = buckets.get(first % filter.buckets);
-    var offset = this.offsets[position];
+    var found = blocks(first % filter.buckets);
+    var data = found[0];
+    var offset = found[1];
     for (var i = 0; i < filter.hashes; i++) {
       var bit = (second + i * step) % (block * 8);
       if (!((data[offset + (bit >> 3)] >> (bit & 7)) & 1)) return false;
@@ -336,18 +399,30 @@
     });
     return Array.from(grams);
   };
-  // The filter blocks of the grams: which of them partition ``position`` may hold.
-  Search.prototype.presence = function (position, grams) {
+  Search.prototype.buckets = function (grams) {
+    var count = this.manifest.filter.buckets;
+    return Array.from(new Set(grams.map(function (gram) { return fnv1a(gram) % count; })));
+  };
+  // The filter blocks of the grams: which of them partition ``position`` may hold. They are read
+  // from its whole filter when it is loaded or ``whole`` asks for it, else from the buckets' files.
+  Search.prototype.presence = function (position, grams, whole) {
     var self = this;
-    var filter = self.manifest.filter;
-    var wanted = new Set(grams.map(function (gram) { return fnv1a(gram) % filter.buckets; }));
+    var index = self.index;
+    var partition = self.manifest.partitions[position];
+    var holds = new Map();
+    if (whole || index.files.has(wholeFilterName(partition))) {
+      return self.use(wholeFilterName(partition), bytesOf).then(function (data) {
+        function blocks(bucket) { return [data, bucket * partition.filter_bytes]; }
+        grams.forEach(function (gram) { holds.set(gram, index.mayHold(blocks, position, gram)); });
+        return holds;
+      });
+    }
     var buckets = new Map();
-    return Promise.all(Array.from(wanted).map(function (bucket) {
-      return self.use(bucketName(bucket), function (buffer) { return new Uint8Array(buffer); })
-        .then(function (data) { buckets.set(bucket, data); });
+    return Promise.all(self.buckets(grams).map(function (bucket) {
+      return self.use(bucketName(bucket), bytesOf).then(function (data) { buckets.set(bucket, data); });
     })).then(function () {
-      var holds = new Map();
-      grams.forEach(function (gram) { holds.set(gram, self.index.mayHold(buckets, position, gram)); });
+      function blocks(bucket) { return [buckets.get(bucket), index.offsets[position]]; }
+      grams.forEach(function (gram) { holds.set(gram, index.mayHold(blocks, position, gram)); });
       return holds;
     });
   };
@@ -355,7 +430,8 @@
   Search.prototype.anywhere = function (grams) {
     var self = this;
     var positions = self.manifest.partitions.map(function (_partition, position) { return position; });
-    return Promise.all(positions.map(function (position) { return self.presence(position, grams); }))
+    var whole = self.index.wholeFilters(positions, self.buckets(grams));
+    return Promise.all(positions.map(function (position) { return self.presence(position, grams, whole); }))
       .then(function (each) {
         var held = new Map();
         grams.forEach(function (gram) {
@@ -452,7 +528,9 @@
     var partition = self.manifest.partitions[position];
     var range = idRange(partition, self.filters);
     if (range[0] >= range[1]) return Promise.resolve();
-    return self.presence(position, self.allGrams()).then(function (holds) {
+    var asked = self.allGrams();
+    var whole = self.index.wholeFilters([position], self.buckets(asked));
+    return self.presence(position, asked, whole).then(function (holds) {
       if (!self.filterGrams.every(function (gram) { return holds.get(gram); })) return null;
       var alive = [];
       for (var t = 0; t < self.terms.length; t++) {
@@ -865,6 +943,7 @@
         return search.excerptsOf(page);
       }).then(function (page) {
         if (mine !== generation) return;
+        names = names || labelNames(index.manifest); // a search typed before the filters were filled
         page.forEach(function (match) { list.appendChild(renderResult(index.manifest, names, search, match.row)); });
         more.disabled = false;
         report(search);
@@ -909,39 +988,45 @@
       return Array.prototype.slice.call(list.querySelectorAll("a.digest-search__title"));
     }
 
-    loadIndex().then(function (index) {
-      var manifest = index.manifest;
-      names = labelNames(manifest);
-      fillSelect(controls.platform, manifest.platforms);
-      fillSelect(controls.subsystem, manifest.subsystems);
-      if ((manifest.repositories || []).length > 1) {
-        fillSelect(controls.repository, manifest.repositories);
-        controls.repository.hidden = false;
-      }
-      fillSelect(controls.importance, ["high", "medium", "low"].map(function (level) {
-        return [level, importanceName(manifest, level)];
-      }));
-      var partitions = manifest.partitions;
-      if (partitions.length) {
-        [controls.from, controls.to].forEach(function (control) {
-          control.min = partitions[partitions.length - 1].first_day;
-          control.max = partitions[0].last_day;
-        });
-      }
-      // A search/?q=...&platform=... address restores that search.
-      var params = new URL(location.href).searchParams;
-      var restored = false;
-      FIELDS.forEach(function (field) {
-        var value = params.get(field);
-        if (value && controls[field]) {
-          controls[field].value = value;
-          restored = true;
+    // The index is asked for once the page is drawn: its paints wait for no fetch and no decoding
+    // on a phone's slow CPU (and Lighthouse's simulation of one counts every request that ended
+    // before the largest paint as delaying it).
+    function prepare() {
+      loadIndex().then(function (index) {
+        var manifest = index.manifest;
+        names = names || labelNames(manifest);
+        fillSelect(controls.platform, manifest.platforms);
+        fillSelect(controls.subsystem, manifest.subsystems);
+        if ((manifest.repositories || []).length > 1) {
+          fillSelect(controls.repository, manifest.repositories);
+          controls.repository.hidden = false;
         }
+        fillSelect(controls.importance, ["high", "medium", "low"].map(function (level) {
+          return [level, importanceName(manifest, level)];
+        }));
+        var partitions = manifest.partitions;
+        if (partitions.length) {
+          [controls.from, controls.to].forEach(function (control) {
+            control.min = partitions[partitions.length - 1].first_day;
+            control.max = partitions[0].last_day;
+          });
+        }
+        // A search/?q=...&platform=... address restores that search.
+        var params = new URL(location.href).searchParams;
+        var restored = false;
+        FIELDS.forEach(function (field) {
+          var value = params.get(field);
+          if (value && controls[field]) {
+            controls[field].value = value;
+            restored = true;
+          }
+        });
+        if (restored) run();
+      }).catch(function (error) {
+        status.textContent = words.textFailed + " " + error.message;
       });
-      if (restored) run();
-    }).catch(function (error) {
-      status.textContent = words.textFailed + " " + error.message;
-    });
+    }
+    afterFirstPaint(prepare);
     input.addEventListener("input", schedule);
     ["repository", "platform", "subsystem", "importance", "from", "to"].forEach(function (field) {
       controls[field].addEventListener("change", run);
@@ -975,6 +1060,27 @@
       if (next < 0) input.focus();
       else links[Math.min(next, links.length - 1)].focus();
     });
+  }
+
+  // Once the page's first contentful paint is shown, two frames later (its largest paint, the
+  // introduction, is in that frame or the next): the page is drawn before any fetch or decoding
+  // of the index competes with it. A browser that reports no paints waits one frame.
+  function afterFirstPaint(callback) {
+    function twoFramesLater() {
+      requestAnimationFrame(function () {
+        requestAnimationFrame(function () { setTimeout(callback, 0); });
+      });
+    }
+    var types = (typeof PerformanceObserver === "function" && PerformanceObserver.supportedEntryTypes) || [];
+    if (types.indexOf("paint") < 0) {
+      requestAnimationFrame(function () { setTimeout(callback, 0); });
+      return;
+    }
+    new PerformanceObserver(function (list, observer) {
+      if (!list.getEntriesByName("first-contentful-paint").length) return;
+      observer.disconnect();
+      twoFramesLater();
+    }).observe({ type: "paint", buffered: true });
   }
 
   function start() {

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import re
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from playwright.sync_api import Browser, Page
 from tinycss2.ast import Node
 
 from commit_digest.models import CommitRecord
+from commit_digest.search.page import QUERY_SCRIPT, SCRIPT, asset
 from tests.site.conftest import BuiltSite, build_site
 
 # What search/index.html loaded on the zh demo before the lean frame (issue 40), in bytes raw and
@@ -97,12 +99,23 @@ def test_the_search_page_weighs_at_most_half_what_it_did(site: BuiltSite) -> Non
     names = [path.name for path in files]
     assert not any(name.startswith(("bundle.", "main.")) for name in names), names
     assert "digest-search.js" in names and "digest-search-theme.css" in names
+    assert "digest-lean.css" in names and "digest.css" not in names  # the site's stylesheet, cut
     html = files[0].read_text(encoding="utf-8")
     assert "<title>搜索 - " in html and '<span class="md-ellipsis">搜索</span>' in html  # in the header too
     raw = sum(len(path.read_bytes()) for path in files)
     zipped = sum(len(gzip.compress(path.read_bytes(), 9)) for path in files)
     assert raw <= REFERENCE_RAW / 2, (raw, names)
     assert zipped <= REFERENCE_GZIP / 2, (zipped, names)
+
+
+@pytest.mark.parametrize("name", [QUERY_SCRIPT, SCRIPT])
+def test_the_client_scripts_are_published_without_their_comments(name: str) -> None:
+    source = (resources.files("commit_digest.search") / name).read_text(encoding="utf-8").splitlines()
+    published = asset(name).splitlines()
+    assert "/*" not in asset(name) and not [line for line in published if line.lstrip().startswith("//")]
+    lines = iter(source)
+    assert all(line in lines for line in published)  # the source's lines, in order, none changed
+    assert len(asset(name)) < 0.95 * sum(len(line) + 1 for line in source)
 
 
 def test_every_class_on_the_search_page_the_theme_styles_is_in_its_stylesheet(
@@ -125,15 +138,25 @@ def test_every_class_on_the_search_page_the_theme_styles_is_in_its_stylesheet(
         )
     }
     theme = [path.read_text(encoding="utf-8") for path in sorted((site.site / "assets/stylesheets").glob("*.min.css"))]
-    needed = {
-        selector
-        for css in theme
-        for selector, classes, elements in _selectors(css)
-        if classes and classes <= used and elements <= tags
-    }
-    lean = {selector for selector, _, _ in _selectors((site.site / "assets/digest-search-theme.css").read_text())}
-    assert {".md-header", ".md-tabs", ".md-typeset h1"} <= needed
-    assert needed - lean == set()
+
+    def needed(stylesheets: list[str]) -> set[str]:
+        return {
+            selector
+            for css in stylesheets
+            for selector, classes, elements in _selectors(css)
+            if classes and classes <= used and elements <= tags
+        }
+
+    def selectors(path: str) -> set[str]:
+        return {selector for selector, _, _ in _selectors((site.site / path).read_text(encoding="utf-8"))}
+
+    assert {".md-header", ".md-tabs", ".md-typeset h1"} <= needed(theme)
+    assert needed(theme) - selectors("assets/digest-search-theme.css") == set()
+    # The site's own stylesheet, cut the same way: the header box, the navigation, the footer.
+    site_rules = needed([(site.site / "assets/digest.css").read_text(encoding="utf-8")])
+    assert [rule for rule in site_rules if ".digest-hsearch__input" in rule]
+    assert [rule for rule in site_rules if ".digest-nav__title" in rule]
+    assert site_rules - selectors("assets/digest-lean.css") == set()
 
 
 def test_the_palette_toggle_switches_the_colours_and_keeps_them(site_url: str, page: Page) -> None:

@@ -33,7 +33,15 @@ from commit_digest.site.build.page_styles import (
     script_words,
 )
 from commit_digest.site.rendering.assets import SCRIPTS, STYLESHEETS, site_asset
-from commit_digest_mkdocs.slim_frame import EXTRA_KEY, SLIM_TEMPLATE, THEME_DIR, FrameHelpers
+from commit_digest.site.rendering.chrome import CONFIG_SCRIPT
+from commit_digest_mkdocs.slim_frame import (
+    EXTRA_KEY,
+    PALETTE_SCRIPT,
+    SCOPE_SCRIPT,
+    SLIM_TEMPLATE,
+    THEME_DIR,
+    FrameHelpers,
+)
 
 logger = logging.getLogger("mkdocs.plugins.commit_digest.search_frame")
 
@@ -86,6 +94,12 @@ def add_search_page_frame(files: Files, config: MkDocsConfig, owned: set[str], l
         return
     scripts = [asset(QUERY_SCRIPT), asset(SCRIPT), *(site_asset(path) for path in SCRIPTS)]
     scripts += [(THEME_DIR / "palette-form.js").read_text(encoding="utf-8"), _lean_script()]
+    # The frame's shared scripts mark the page too (digest-scope.js: html.digest-js, which keeps
+    # the header box's place from the first paint).
+    for path in (SCOPE_SCRIPT, PALETTE_SCRIPT, CONFIG_SCRIPT):
+        shared = files.get_file_from_path(path)
+        if shared is not None:
+            scripts.append(shared.content_string)
     # The site's stylesheets a site owner has not replaced (theirs is linked as it is).
     site_styles = {path: site_asset(path) for path in STYLESHEETS if not owned & {path, lean_path(path)}}
     _add_lean_files(files, config, frame, search_page_markdown(language), scripts, site_styles)

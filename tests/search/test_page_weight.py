@@ -129,6 +129,13 @@ def test_every_class_on_the_search_page_the_theme_styles_is_in_its_stylesheet(
     page.fill(".digest-hsearch__input", "rocm")
     page.wait_for_selector(".digest-hsearch__result")
     used = set(page.evaluate("() => [...document.querySelectorAll('[class]')].flatMap((e) => [...e.classList])"))
+    # And what the page is before its scripts replace it: the served markup (the header box's
+    # placeholder), marked as scripted from its head (digest-scope.js).
+    served = (site.site / "search/index.html").read_text(encoding="utf-8")
+    used |= {word for value in re.findall(r'class="([^"]*)"', served) for word in value.split()}
+    scope = (site.site / "assets/digest-scope.js").read_text(encoding="utf-8")
+    used |= set(re.findall(r'classList\.add\("([^"]+)"\)', scope))
+    assert {"digest-hsearch-place", "digest-js"} <= used
     tags = set(page.evaluate("() => [...document.querySelectorAll('*')].map((e) => e.localName)"))
     tags |= {
         f"color:{value}"

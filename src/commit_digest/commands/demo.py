@@ -34,6 +34,7 @@ from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import LANGUAGE_CODES, CommitRecord
 from commit_digest.store.exchange import read_all_records
 from commit_digest.store.sample_note import SAMPLE_META, load_note_file, note_text
+from commit_digest.words import counted
 
 SAMPLE = "data/sample-vllm.jsonl"
 # What of the sample is made up, and its days: the site says so on every page.
@@ -116,7 +117,7 @@ def _demo(args: argparse.Namespace) -> int:
         store.set_meta(SAMPLE_META, note_text(note.model_copy(update={"model_analyses": written})))
     days = sorted({record.commit.day(settings.zone) for record in stored})
     print(
-        f"sample: {len(records)} commits ({added} new) over {len(days)} days "
+        f"sample: {counted(len(records), 'commit', 'commits')} ({added} new) over {counted(len(days), 'day', 'days')} "
         f"({days[0]} … {days[-1]}) in {settings.cache_dir}"
     )
     print(f"offline analysis: {summary.answered} analysed, {len(stored) - summary.answered} already had an analysis")

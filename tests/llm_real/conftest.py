@@ -9,10 +9,15 @@ from pathlib import Path
 import pytest
 from benchmarks.llama_server import LlamaServer, ServerError, ensure_installed, start_server
 
+# One thread a server: the suite runs on two workers of two cores, and two threads of llama.cpp on
+# a busy core wait for each other (see start_server); one is many times faster there. And lean
+# servers: the same replies for a fraction of the work.
+THREADS = 1
+
 
 def started(folder: Path, *, family: str = "llama-cpp-python", **options: int) -> LlamaServer:
     try:
-        return start_server(folder, family=family, **options)
+        return start_server(folder, family=family, threads=THREADS, lean=True, **options)
     except ServerError as error:
         pytest.fail(str(error))
 

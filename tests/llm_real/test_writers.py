@@ -95,5 +95,8 @@ def test_brief_one_day_with_the_real_model_and_a_second_run_sends_nothing(
     for item in briefs:
         cited = {sha for sentences in item.texts.values() for sentence in sentences for sha in sentence.commits}
         assert cited <= of_the_day and reads_as_prose(" ".join(s.text for s in item.sentences("en")), "en")
+    # Only whether the second run asks matters, not what it is answered: a tiny output limit (what
+    # decides asking is the day's analyses, not the settings) spares a second whole reply.
+    config = write_config(tmp_path, max_output_tokens=TINY)
     second = run_cli(llama_server, config, cache, "brief", "--day", day.isoformat(), "--limit", "1")
     assert (second.requests == []) == (first.code == 0), second.output

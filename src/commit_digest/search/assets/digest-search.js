@@ -747,6 +747,10 @@
 
   // ---- rendering: DOM text nodes only ---------------------------------------------------------
   var PAGE = 20;
+  // Results drawn in the first task, about what a phone's screen shows under the form; the rest
+  // of a page follow once that frame is painted. Building and laying out twenty results with
+  // their excerpts at once was one of the page's longest tasks on a phone's CPU.
+  var FIRST_DRAWN = 4;
   var EXCERPT_BEFORE = 40; // characters shown before the first matched word
   var EXCERPT_LENGTH = 200;
 
@@ -942,11 +946,20 @@
       return search.nextPage(PAGE).then(function (page) {
         return search.excerptsOf(page);
       }).then(function (page) {
-        if (mine !== generation) return;
+        if (mine !== generation) return null;
         names = names || labelNames(index.manifest); // a search typed before the filters were filled
-        page.forEach(function (match) { list.appendChild(renderResult(index.manifest, names, search, match.row)); });
-        more.disabled = false;
-        report(search);
+        function draw(matches) {
+          var drawn = document.createDocumentFragment();
+          matches.forEach(function (match) { drawn.appendChild(renderResult(index.manifest, names, search, match.row)); });
+          list.appendChild(drawn);
+        }
+        draw(page.slice(0, FIRST_DRAWN));
+        return new Promise(function (resolve) { afterNextPaint(resolve); }).then(function () {
+          if (mine !== generation) return;
+          draw(page.slice(FIRST_DRAWN));
+          more.disabled = false;
+          report(search);
+        });
       });
     }
 
@@ -1021,7 +1034,7 @@
             restored = true;
           }
         });
-        if (restored) run();
+        if (restored) setTimeout(run, 0); // its own task: the filters are drawn first
       }).catch(function (error) {
         status.textContent = words.textFailed + " " + error.message;
       });
@@ -1062,18 +1075,19 @@
     });
   }
 
+  function afterNextPaint(callback) {
+    requestAnimationFrame(function () { setTimeout(callback, 0); });
+  }
   // Once the page's first contentful paint is shown, two frames later (its largest paint, the
   // introduction, is in that frame or the next): the page is drawn before any fetch or decoding
   // of the index competes with it. A browser that reports no paints waits one frame.
   function afterFirstPaint(callback) {
     function twoFramesLater() {
-      requestAnimationFrame(function () {
-        requestAnimationFrame(function () { setTimeout(callback, 0); });
-      });
+      requestAnimationFrame(function () { afterNextPaint(callback); });
     }
     var types = (typeof PerformanceObserver === "function" && PerformanceObserver.supportedEntryTypes) || [];
     if (types.indexOf("paint") < 0) {
-      requestAnimationFrame(function () { setTimeout(callback, 0); });
+      afterNextPaint(callback);
       return;
     }
     new PerformanceObserver(function (list, observer) {

@@ -5,6 +5,8 @@ path took, what was stored.
 
 Here: what a run finds out about each server (the reply form, where the instructions go), the
 cut-off path, a second run that asks only for what failed, and whole replies held to the floor.
+The longest test comes first: xdist hands a worker its next file once two tests of this one are
+left, to wait behind them.
 """
 
 from __future__ import annotations
@@ -33,6 +35,29 @@ from tests.llm_real.real_cli import (
     stored_records,
     write_config,
 )
+
+
+def test_whole_replies_of_the_real_model_are_stored_only_above_the_floor(
+    llama_cpp_server: LlamaServer, tmp_path: Path
+) -> None:
+    """A budget the model can close its JSON in (llama-server writes about 45 tokens a second
+    here): whatever it wrote is stored as ok only above the floor, else failed with the reason."""
+    cache, config = tmp_path / "cache", write_config(tmp_path, max_output_tokens=WHOLE)
+    store_sample(cache, 1)
+    remember_profile(cache, llama_cpp_server, "llama.cpp")
+    run = run_cli(llama_cpp_server, config, cache, "analyze")
+    ((record, status, error),) = llm_attempts(stored_records(cache))
+    report("llama-server whole replies", run, 1, int(status is AnalysisStatus.OK))
+    assert run.code in (0, 1), run.output
+    # One reply, then at most a shrunk one (cut off) and one more (invalid or below the floor).
+    assert 1 <= len(run.requests) <= 3 and set(run.requests) == {200}, run.requests
+    assert run.tokens[1] > TINY * len(run.requests), run.output  # the model wrote, not a probe
+    if status is AnalysisStatus.OK:
+        assert record.analysis is not None
+        assert floor_problem(record.analysis.text(), "en", (PROMPT_CANARY,)) is None
+    else:
+        assert any(reason in (error or "") for reason in ("below the quality floor", "cut off", "invalid")), error
+        assert record.analysis is not None and record.analysis.provenance.analyzer == "offline"
 
 
 def test_analyze_negotiates_with_the_real_server_and_handles_cut_off_replies(
@@ -102,26 +127,3 @@ def test_llama_server_reads_json_schema_and_a_second_run_asks_only_for_what_fail
     # Nothing for the ok ones; each failed one asked again, in the remembered form at once.
     assert len(failed) <= len(second.requests) <= 2 * len(failed), second.requests
     assert set(second.requests) <= {200}, second.requests
-
-
-def test_whole_replies_of_the_real_model_are_stored_only_above_the_floor(
-    llama_cpp_server: LlamaServer, tmp_path: Path
-) -> None:
-    """A budget the model can close its JSON in (llama-server writes about 45 tokens a second
-    here): whatever it wrote is stored as ok only above the floor, else failed with the reason."""
-    cache, config = tmp_path / "cache", write_config(tmp_path, max_output_tokens=WHOLE)
-    store_sample(cache, 1)
-    remember_profile(cache, llama_cpp_server, "llama.cpp")
-    run = run_cli(llama_cpp_server, config, cache, "analyze")
-    ((record, status, error),) = llm_attempts(stored_records(cache))
-    report("llama-server whole replies", run, 1, int(status is AnalysisStatus.OK))
-    assert run.code in (0, 1), run.output
-    # One reply, then at most a shrunk one (cut off) and one more (invalid or below the floor).
-    assert 1 <= len(run.requests) <= 3 and set(run.requests) == {200}, run.requests
-    assert run.tokens[1] > TINY * len(run.requests), run.output  # the model wrote, not a probe
-    if status is AnalysisStatus.OK:
-        assert record.analysis is not None
-        assert floor_problem(record.analysis.text(), "en", (PROMPT_CANARY,)) is None
-    else:
-        assert any(reason in (error or "") for reason in ("below the quality floor", "cut off", "invalid")), error
-        assert record.analysis is not None and record.analysis.provenance.analyzer == "offline"

@@ -3,7 +3,8 @@ llama-cpp-python's server and by llama.cpp's own llama-server. The assertions ar
 on the quality floor, never on the model's wording: what was negotiated, how many requests each
 path took, what was stored.
 
-Here: the other writers, translation, a week's narrative and a day's brief.
+Here: the other writers, translation, a week's narrative and a day's brief. The longest test comes
+first: xdist hands a worker its next file once two tests of this one are left, to wait behind them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,40 @@ from tests.llm_real.real_cli import (
     store_sample,
     write_config,
 )
+
+
+# One family: each costs a real model's whole reply, and the briefing path is the same for both.
+@pytest.mark.parametrize("family", ["llama.cpp"])
+def test_brief_one_day_with_the_real_model_and_a_second_run_sends_nothing(
+    request: pytest.FixtureRequest, tmp_path: Path, family: str
+) -> None:
+    """The whole day's brief of the newest demo day, written by the real model whole: stored only
+    above the brief's floor (every citation a commit of that day), and a second run asks again only
+    when the first stored nothing."""
+    llama_server: LlamaServer = request.getfixturevalue(SERVER_FIXTURES[family])
+    cache, config = tmp_path / "cache", write_config(tmp_path, max_output_tokens=WHOLE)
+    records = store_sample(cache, 12)
+    remember_profile(cache, llama_server, family)
+    offline = run_cli(llama_server, config, cache, "analyze", "--offline")
+    assert offline.code == 0 and offline.requests == [], offline.output
+    day = records[-1].commit.committed_at.astimezone(UTC).date()
+    of_the_day = {r.commit.short_sha for r in records if r.commit.committed_at.astimezone(UTC).date() == day}
+    first = run_cli(llama_server, config, cache, "brief", "--day", day.isoformat(), "--limit", "1")
+    report(f"{family} brief", first, len(of_the_day), int(first.code == 0))
+    print(*(line for line in first.output.splitlines() if ": failed: " in line or "briefed" in line), sep="\n")
+    assert first.code in (0, 1), first.output
+    assert 1 <= len(first.requests) <= 2 and 500 not in first.requests
+    with AnalysisStore(cache) as store:
+        briefs = [item for item in store.briefs() if item.day == day]
+    assert bool(briefs) == (first.code == 0), first.output
+    for item in briefs:
+        cited = {sha for sentences in item.texts.values() for sentence in sentences for sha in sentence.commits}
+        assert cited <= of_the_day and reads_as_prose(" ".join(s.text for s in item.sentences("en")), "en")
+    # Only whether the second run asks matters, not what it is answered: a tiny output limit (what
+    # decides asking is the day's analyses, not the settings) spares a second whole reply.
+    config = write_config(tmp_path, max_output_tokens=TINY)
+    second = run_cli(llama_server, config, cache, "brief", "--day", day.isoformat(), "--limit", "1")
+    assert (second.requests == []) == (first.code == 0), second.output
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -66,37 +101,3 @@ def test_translate_one_analysis_and_narrate_one_week(
     # Stored exactly when the run says so, and then above the floor in every language.
     assert bool(narratives) == (narrated.code == 0), narrated.output
     assert all(reads_as_prose(text, code) for item in narratives for code, text in item.texts.items())
-
-
-# One family: each costs a real model's whole reply, and the briefing path is the same for both.
-@pytest.mark.parametrize("family", ["llama.cpp"])
-def test_brief_one_day_with_the_real_model_and_a_second_run_sends_nothing(
-    request: pytest.FixtureRequest, tmp_path: Path, family: str
-) -> None:
-    """The whole day's brief of the newest demo day, written by the real model whole: stored only
-    above the brief's floor (every citation a commit of that day), and a second run asks again only
-    when the first stored nothing."""
-    llama_server: LlamaServer = request.getfixturevalue(SERVER_FIXTURES[family])
-    cache, config = tmp_path / "cache", write_config(tmp_path, max_output_tokens=WHOLE)
-    records = store_sample(cache, 12)
-    remember_profile(cache, llama_server, family)
-    offline = run_cli(llama_server, config, cache, "analyze", "--offline")
-    assert offline.code == 0 and offline.requests == [], offline.output
-    day = records[-1].commit.committed_at.astimezone(UTC).date()
-    of_the_day = {r.commit.short_sha for r in records if r.commit.committed_at.astimezone(UTC).date() == day}
-    first = run_cli(llama_server, config, cache, "brief", "--day", day.isoformat(), "--limit", "1")
-    report(f"{family} brief", first, len(of_the_day), int(first.code == 0))
-    print(*(line for line in first.output.splitlines() if ": failed: " in line or "briefed" in line), sep="\n")
-    assert first.code in (0, 1), first.output
-    assert 1 <= len(first.requests) <= 2 and 500 not in first.requests
-    with AnalysisStore(cache) as store:
-        briefs = [item for item in store.briefs() if item.day == day]
-    assert bool(briefs) == (first.code == 0), first.output
-    for item in briefs:
-        cited = {sha for sentences in item.texts.values() for sentence in sentences for sha in sentence.commits}
-        assert cited <= of_the_day and reads_as_prose(" ".join(s.text for s in item.sentences("en")), "en")
-    # Only whether the second run asks matters, not what it is answered: a tiny output limit (what
-    # decides asking is the day's analyses, not the settings) spares a second whole reply.
-    config = write_config(tmp_path, max_output_tokens=TINY)
-    second = run_cli(llama_server, config, cache, "brief", "--day", day.isoformat(), "--limit", "1")
-    assert (second.requests == []) == (first.code == 0), second.output

@@ -179,7 +179,7 @@ def test_a_night_with_the_llm_down_publishes_and_marks_the_new_commits(
     assert night.commit_page(1) == old_page
     new_page = night.commit_page(20)
     # The offline analysis is shown, with a note that the LLM's failed and will be retried.
-    assert "此处显示的是离线分析" in new_page and "失败" in new_page and "下次运行时会重试" in new_page
+    assert "此处显示的是离线分析" in new_page and "未能完成分析" in new_page and "下次运行时会重试" in new_page
 
     # The next night the LLM is back: exactly the two marked commits are analysed.
     night.llm = FakeOpenAIServer(narratives_or(analysis_responder())).start()

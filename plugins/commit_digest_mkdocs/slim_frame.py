@@ -191,7 +191,14 @@ def _scope_script(env: jinja2.Environment, config: MkDocsConfig) -> str:
     # Marks the document as scripted from its head: what scripts build keeps its place from the
     # first paint (digest.css), so nothing moves when they run.
     scripted = 'document.documentElement.classList.add("digest-js");'
-    return f"{storage};\n{configuration}\n{scripted}\n"
+    # A reader's platform (kept by digest.js under this key, or in the address): the page's
+    # platform-dependent parts wait unseen until digest.js has applied it (digest.css), instead of
+    # painting every platform's news and then moving it.
+    choosing = (
+        'try{if(new URLSearchParams(location.search).get("platform")||localStorage.getItem("commit-digest:platform"))'
+        'document.documentElement.setAttribute("data-digest-choosing","")}catch(e){}'
+    )
+    return f"{storage};\n{configuration}\n{scripted}\n{choosing}\n"
 
 
 def _palette_script(env: jinja2.Environment, config: MkDocsConfig, icons: dict[str, Icon]) -> str:

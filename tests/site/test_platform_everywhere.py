@@ -348,3 +348,41 @@ def test_the_home_page_tells_the_days_before_the_chart_for_every_reader(site: Bu
     assert home.index('id="d-2026-01-16"') < home.index('class="digest-chart"')
     assert home.index('class="digest-chart"') < home.index('class="digest-feedlinks"')
     assert Path(site.site / "index.html").is_file()
+
+
+SHIFTS = (
+    "window.__shifts = [];"
+    "new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__shifts.push(e.value); })"
+    ".observe({ type: 'layout-shift', buffered: true });"
+)
+
+
+@pytest.mark.parametrize("path", ["", DAY, WEEK], ids=["home", "day", "week"])
+def test_a_kept_platform_moves_nothing_as_the_page_opens(browser: Browser, url: str, path: str) -> None:
+    context = _context(browser, 390, 844)
+    try:
+        page = context.new_page()
+        page.add_init_script(f"localStorage.setItem('{KEY}', 'rocm');" + SHIFTS)
+        cdp = context.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})  # a phone: the filter lands after a paint
+        page.goto(url + path, wait_until="networkidle")
+        assert page.evaluate("window.__shifts") == []
+        assert page.evaluate("document.documentElement.hasAttribute('data-digest-choosing')") is False
+        assert page.evaluate("getComputedStyle(document.querySelector('.md-content')).visibility") == "visible"
+    finally:
+        context.close()
+
+
+def test_a_kept_platform_never_hides_a_page_for_good(browser: Browser, url: str) -> None:
+    # digest.js never arrives (blocked, broken): the content waits unseen at most 3 s, then shows.
+    context = _context(browser, 390, 844)
+    try:
+        page = context.new_page()
+        page.add_init_script(f"localStorage.setItem('{KEY}', 'rocm')")
+        page.route("**/assets/digest.js", lambda route: route.abort())
+        page.goto(url + DAY, wait_until="networkidle")
+        assert page.evaluate("document.documentElement.hasAttribute('data-digest-choosing')") is True
+        page.wait_for_function("getComputedStyle(document.querySelector('.md-content')).visibility === 'visible'")
+        assert page.locator(".digest-entry:visible").count() == len([c for c in COMMITS if c[0] == "2026-01-15"])
+    finally:
+        context.close()

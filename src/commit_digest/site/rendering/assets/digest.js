@@ -351,6 +351,8 @@
     if (filter) setUpFilter(filter);
     var box = document.querySelector("[data-digest-myplatform]");
     if (box) setUpMyPlatform(box);
+    // The page now shows the reader's platform: what waited unseen for it (digest.css) appears.
+    document.documentElement.removeAttribute("data-digest-choosing");
   }
 
   /* Material's instant navigation swaps pages without a load event: its document$ says when. */

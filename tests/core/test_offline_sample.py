@@ -14,6 +14,7 @@ from commit_digest.meaning.taxonomy import load_taxonomy
 from commit_digest.models import ChangeType, Commit, CommitRecord, Importance
 from commit_digest.store.analysis_store import AnalysisStore
 from commit_digest.store.exchange import read_all_records
+from commit_digest.store.sample_note import load_note_file
 
 UTC = ZoneInfo("UTC")
 
@@ -140,3 +141,14 @@ def test_every_part_of_a_series_gets_the_same_importance(sample_by_pr: dict[int,
     analyses = [analyzer.analyze(sample_by_pr[number]) for number in parts]
     assert len({analysis.importance for analysis in analyses}) == 1
     assert all("part " in analysis.conclusion and "of a series" in analysis.conclusion for analysis in analyses)
+
+
+def test_no_invented_commit_is_put_in_a_real_persons_name(sample: list[CommitRecord]) -> None:
+    note = load_note_file(
+        resources.files("commit_digest").joinpath("data/sample-vllm.note.json").read_text(encoding="utf-8"), "note"
+    )
+    invented = [record.commit for record in sample if record.commit.sha in note.invented]
+    real_authors = {record.commit.author_name for record in sample if record.commit.sha not in note.invented}
+    assert len(invented) == 45
+    assert all(commit.author_name.startswith("Sample Author ") for commit in invented)
+    assert not {commit.author_name for commit in invented} & real_authors

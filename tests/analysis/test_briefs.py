@@ -197,6 +197,26 @@ def test_a_brief_naming_a_pull_request_or_sha_outside_the_day_is_refused(
     assert stored(cache_dir) == {}
 
 
+def test_a_request_lets_a_brief_cite_only_the_commits_it_lists_and_shares_its_instructions(
+    server: FakeOpenAIServer, cache_dir: Path, config: Path
+) -> None:
+    shas = three_days(cache_dir)
+    assert brief(cache_dir, config, "--day", YESTERDAY.isoformat()) == 0
+    cited: dict[str, list[str]] = {}
+    for request in server.chat_requests:
+        schema = request.json["response_format"]["json_schema"]["schema"]
+        enums = {
+            code: schema["properties"][code]["items"]["properties"]["commits"]["items"]["enum"] for code in ("zh", "en")
+        }
+        assert enums["zh"] == enums["en"]
+        cited[asked_for(request.message("user"))[1]] = enums["zh"]
+    assert cited["ROCm"] == [shas[2][:12], shas[3][:12]]  # the ids its prompt lists, most important first
+    assert cited["CUDA"] == [shas[4][:12]]
+    assert set(cited["all"]) == {shas[2][:12], shas[3][:12], shas[4][:12]}
+    # The instructions show the schema every brief shares: the ids are the request's alone.
+    assert all('"enum"' not in request.message("system") for request in server.chat_requests)
+
+
 def test_a_language_added_to_the_site_is_asked_for_alone_and_the_others_stay(
     server: FakeOpenAIServer, cache_dir: Path, tmp_path: Path
 ) -> None:

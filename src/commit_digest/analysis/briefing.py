@@ -12,6 +12,8 @@ refused result with its reason and the tokens it cost. An invalid reply is asked
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
@@ -115,6 +117,18 @@ def brief_schema(languages: tuple[LanguageCode, ...]) -> dict[str, Any]:
     return llm_schema.sendable_schema(strict_schema_of(reply_model(languages)))
 
 
+def cited_schema(languages: tuple[LanguageCode, ...], listed: Sequence[str]) -> dict[str, Any]:
+    """The schema sent with one brief's request: a cited id is one of the commits it lists, so a
+    server that decodes to the schema cannot cite a title or an id of its own (a small model
+    did). The prompt keeps showing ``brief_schema``, the same for every brief, so its prefix is
+    shared; the floor still checks every citation."""
+    schema = copy.deepcopy(brief_schema(languages))
+    for code in languages:
+        cited = schema["properties"][code]["items"]["properties"]["commits"]
+        cited["items"] = {**cited["items"], "enum": list(dict.fromkeys(listed))}
+    return schema
+
+
 Texts = dict[LanguageCode, list[tuple[str, list[str]]]]
 
 
@@ -177,7 +191,8 @@ class BriefWriter(StructuredWriter):
             fewest=fewest_sentences(len(job.commits)),
             most=MAX_SENTENCES,
         )
-        return self.chat_request(self.system(job), user, brief_schema(job.languages))
+        listed = [commit.sha for commit in job.commits]
+        return self.chat_request(self.system(job), user, cited_schema(job.languages, listed))
 
     def judge(self, reply: ChatReply, job: BriefJob) -> BriefVerdict:
         return judge_reply(reply, lambda content: parse_brief(content, job, extract=self.extracts(reply)))

@@ -156,7 +156,10 @@ def test_two_nights_upload_only_what_changed_and_leave_the_remote_equal_to_the_s
     assert night.copied == changed
     assert night.deleted == gone
     assert night.other == ()  # no unchanged page re-uploaded or re-stamped
-    assert len(changed) < len(second) / 5  # a night is a small part of the site
+    # A night is a small part of the site's pages. (Not of its search filters: all 256 bucket
+    # files change whenever a partition's block grows, as the current month's does on a real night.)
+    pages = {name for name in second if name.endswith(".html")}
+    assert len(changed & pages) < len(pages) / 5
     assert night.stats["errors"] == 0 and night.stats["transfers"] == len(changed)
     assert digests(remote) == second
 

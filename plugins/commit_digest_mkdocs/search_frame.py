@@ -32,6 +32,7 @@ from commit_digest.site.build.page_styles import (
     page_stylesheet,
     script_words,
 )
+from commit_digest.site.build.published_scripts import published_script
 from commit_digest.site.rendering.assets import SCRIPTS, STYLESHEETS, site_asset
 from commit_digest.site.rendering.chrome import CONFIG_SCRIPT
 from commit_digest_mkdocs.slim_frame import (
@@ -50,8 +51,6 @@ LEAN_SCRIPT = "assets/digest-lean-frame.js"
 LEAN_META = "commit_digest_lean"  # the page meta key that asks digest-page.html for the lean frame
 # A template's static includes, imports and parents (an icon's include is built from its name:
 # icons carry no classes).
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-_LINE_COMMENT = re.compile(r"\s*//")
 _INCLUDED = re.compile(r"""\{%-?\s*(?:include|import|extends)\s+["']([^"']+\.html)["']""")
 
 # What the page's Markdown makes around its raw HTML: its title, paragraphs, the title's permalink;
@@ -141,11 +140,8 @@ def _add_lean_files(
 
 
 def _lean_script() -> str:
-    """theme/lean-frame.js without its comments: the page is weighed by what it loads, and the
-    comments are for its readers here (the file has no comment marker inside a string)."""
-    text = (THEME_DIR / "lean-frame.js").read_text(encoding="utf-8")
-    text = _BLOCK_COMMENT.sub("", text)
-    return "".join(line + "\n" for line in text.splitlines() if line.strip() and not _LINE_COMMENT.match(line))
+    """theme/lean-frame.js as published (minified)."""
+    return published_script((THEME_DIR / "lean-frame.js").read_text(encoding="utf-8"))
 
 
 def _source(env: jinja2.Environment, path: str) -> str:

@@ -109,13 +109,14 @@ def test_the_search_page_weighs_at_most_half_what_it_did(site: BuiltSite) -> Non
 
 
 @pytest.mark.parametrize("name", [QUERY_SCRIPT, SCRIPT])
-def test_the_client_scripts_are_published_without_their_comments(name: str) -> None:
-    source = (resources.files("commit_digest.search") / name).read_text(encoding="utf-8").splitlines()
-    published = asset(name).splitlines()
-    assert "/*" not in asset(name) and not [line for line in published if line.lstrip().startswith("//")]
-    lines = iter(source)
-    assert all(line in lines for line in published)  # the source's lines, in order, none changed
-    assert len(asset(name)) < 0.95 * sum(len(line) + 1 for line in source)
+def test_the_client_scripts_are_published_minified(name: str) -> None:
+    source = (resources.files("commit_digest.search") / name).read_text(encoding="utf-8")
+    published = asset(name)
+    comments = re.findall(r"/\*(.*?)\*/", source, flags=re.DOTALL) + re.findall(r"^\s*//(.*)$", source, re.MULTILINE)
+    words = [line.strip(" *") for text in comments for line in text.splitlines() if len(line.strip(" *")) > 12]
+    assert len(words) > 10 and not [text for text in words if text in published]
+    assert len(published) < 0.75 * len(source)
+    # What it still does is the browser tests' (tests/search/test_search_browser.py, test_js_tokens.py).
 
 
 def test_every_class_on_the_search_page_the_theme_styles_is_in_its_stylesheet(

@@ -267,6 +267,11 @@ class Provenance(StrictModel):
         return self.analyzer.startswith("llm:")
 
     @property
+    def is_legacy(self) -> bool:
+        """Imported from a legacy daily report (written by the legacy tool's model)."""
+        return self.analyzer.startswith("legacy")
+
+    @property
     def model(self) -> str | None:
         """The model an LLM's work names ("gpt-4o-mini"), None for the rules' or a legacy report's.
         A local server's model given as a file path shows its file name alone: the folders name the
@@ -277,7 +282,6 @@ class Provenance(StrictModel):
         if name.startswith(("/", "~", "./", "../")) or re.match(r"^[A-Za-z]:[\\/]", name):
             name = re.split(r"[\\/]", name.rstrip("/\\"))[-1] or name
         return name
-
 
 
 class AnalysisText(StrictModel):

@@ -60,8 +60,7 @@ def run_import(args: argparse.Namespace) -> int:
         f"imported {counted(commits, 'record', 'records')} into {settings.cache_dir}: {changed} new or changed, "
         f"{commits - changed} unchanged"
         + (
-            f"; {repeated} {'record' if repeated == 1 else 'records'} repeated a commit given before in this "
-            "import, merged into it"
+            f"; {counted(repeated, 'record', 'records')} repeated a commit given before in this import, merged into it"
             if repeated
             else ""
         )

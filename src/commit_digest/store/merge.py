@@ -14,7 +14,7 @@ def _rank(analysis: Analysis) -> tuple[int, int]:
     provenance = analysis.provenance
     if provenance.is_llm:
         kind = 3
-    elif provenance.analyzer.startswith("legacy"):
+    elif provenance.is_legacy:
         kind = 2
     else:
         kind = 1

@@ -105,7 +105,7 @@ class SiteNaming:
         name: those are the store's (`commit-digest show` gives them)."""
         if provenance.model is not None:
             return self.texts("analysed_by_model", model=provenance.model)
-        if provenance.analyzer.startswith("legacy"):
+        if provenance.is_legacy:
             # The importer dates a report's analyses at the report's midnight in the site's zone.
             day = provenance.created_at.astimezone(self.zone).date().isoformat()
             return self.texts("analysed_by_legacy", day=day)

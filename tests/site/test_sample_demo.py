@@ -83,7 +83,7 @@ def test_every_page_says_once_that_it_shows_sample_data_and_from_when(demos: dic
     text = visible_text(line.group(1))
     assert "2026-01-07" in text and "2026-01-15" in text and "172" in text and "45" in text
     if language == "zh":
-        assert "示例数据" in text and "112 个分析取自旧版日报（由模型撰写）" in text
+        assert "示例数据" in text and "不会更新。其中 112 个分析由模型撰写（取自旧版日报）" in text
     else:
         assert text.startswith("Sample data:") and "Every analysis is the offline rules': no model was asked." in text
 

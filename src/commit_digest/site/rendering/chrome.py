@@ -78,18 +78,17 @@ def sample_line(note: SampleNote | None, texts: Texts) -> Markup | None:
     """What the sample is and whose analyses it shows, in one line (None for real data)."""
     if note is None:
         return None
-    line = texts(
+    analyses = (
+        texts("sample_analyses_model", count=note.model_analyses)
+        if note.model_analyses
+        else texts("sample_analyses_offline")
+    )
+    return texts(
         "sample_line",
         repository=note.repository,
         first=note.first_day.isoformat(),
         last=note.last_day.isoformat(),
         count=note.commits,
         invented=len(note.invented),
+        analyses=analyses,
     )
-    analyses = (
-        texts("sample_analyses_model", model=note.model_analyses)
-        if note.model_analyses
-        else texts("sample_analyses_offline")
-    )
-    # Chinese sentences follow one another without a space.
-    return line + Markup("" if texts.language == "zh" else " ") + analyses

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -391,5 +392,29 @@ def test_a_kept_platform_never_hides_a_page_for_good(browser: Browser, url: str)
         animations.send("Animation.setPlaybackRate", {"playbackRate": 1000})
         page.wait_for_function(f"{visibility} === 'visible'", timeout=2000)
         assert page.locator(".digest-entry:visible").count() == len([c for c in COMMITS if c[0] == "2026-01-15"])
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    "given", ['"]<img src=x onerror=alert(1)>', "rocm cuda", "ROCM"], ids=["markup", "two", "case"]
+)
+def test_an_unknown_platform_in_the_address_or_the_browser_shows_everything(
+    browser: Browser, url: str, given: str
+) -> None:
+    context = _context(browser)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.add_init_script(f"localStorage.setItem('{KEY}', {given!r})")
+        for path in (DAY, WEEK, ""):
+            page.goto(url + path + "?platform=" + quote(given), wait_until="networkidle")
+            assert page.evaluate("document.documentElement.hasAttribute('data-digest-choosing')") is False
+            assert not page.is_visible("[data-digest-mine]")  # no "Showing … only"
+            assert page.locator("img[src=x]").count() == 0
+        page.goto(url + DAY, wait_until="networkidle")
+        assert page.locator(".digest-entry:visible").count() == len([c for c in COMMITS if c[0] == "2026-01-15"])
+        assert errors == []
     finally:
         context.close()

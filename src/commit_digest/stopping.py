@@ -29,20 +29,13 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Literal
 
+from commit_digest.counting import counted
+
 DEFAULT_GRACE_SECONDS = 10.0
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # How often a waiting main thread looks at the flag: a signal delivered to another thread does
 # not wake a blocked wait, so waits that must notice a stop are cut into slices of this length.
 POLL_SECONDS = 0.1
-# "3 analyses stored": the singular of each plural a caller counts in.
-_SINGULAR = {
-    "analyses": "analysis",
-    "commits": "commit",
-    "translations": "translation",
-    "narratives": "narrative",
-    "briefs": "brief",
-}
-
 Mode = Literal["interrupt", "cooperate"]
 
 
@@ -54,7 +47,7 @@ class _State:
     at: float = 0.0  # when (time.monotonic)
     grace: float = DEFAULT_GRACE_SECONDS
     mode: Mode = "interrupt"
-    kept: dict[str, int] = field(default_factory=dict)  # "analyses" -> how many were stored
+    kept: dict[tuple[str, str], int] = field(default_factory=dict)  # ("analysis", "analyses") -> how many stored
     abandoned: int = 0  # requests still in flight when the grace was over
     shields: int = 0  # blocks the end of the grace must not cut (a save): the watchdog waits for them
     lock: threading.Lock = field(default_factory=threading.Lock)  # for ``kept``'s updates; never taken by a handler
@@ -90,10 +83,11 @@ def set_grace(seconds: float) -> None:
     _state.grace = seconds
 
 
-def kept(what: str, number: int = 1) -> None:
-    """``number`` more ``what`` (a plural: "analyses") stored this run. Any thread."""
+def kept(one: str, other: str, number: int = 1) -> None:
+    """``number`` more of what is stored this run, named for one and for any other count
+    ("analysis", "analyses"). Any thread."""
     with _state.lock:
-        _state.kept[what] = _state.kept.get(what, 0) + number
+        _state.kept[one, other] = _state.kept.get((one, other), 0) + number
 
 
 def abandon(requests: int) -> None:
@@ -128,14 +122,9 @@ def stop_line(given_up: str | None = None) -> str:
     signum = stop_signal()
     name = signum.name if signum is not None else "SIGINT"
     # No lock: a handler says this line, and copying the counts is one step for the interpreter.
-    counts = [
-        f"{number} {_SINGULAR.get(what, what) if number == 1 else what} stored"
-        for what, number in list(_state.kept.items())
-        if number
-    ]
-    left = _state.abandoned
+    counts = [f"{counted(number, *names)} stored" for names, number in list(_state.kept.items()) if number]
     counts = counts or ["nothing new stored"]
-    counts.append(given_up or f"{left} request{'' if left == 1 else 's'} in flight abandoned")
+    counts.append(given_up or f"{counted(_state.abandoned, 'request', 'requests')} in flight abandoned")
     return f"{_state.command}: stopped by {name}: {', '.join(counts)}"
 
 

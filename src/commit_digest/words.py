@@ -25,6 +25,8 @@ from types import MappingProxyType
 
 import yaml
 
+from commit_digest.counting import counted as counted
+from commit_digest.counting import is_one
 from commit_digest.errors import InputError
 
 # PyYAML's safe loader, in C when PyYAML was built with libyaml: the pure-Python one takes a
@@ -57,17 +59,6 @@ Words = Mapping[str, str]
 
 # A placeholder's format spec that picks a noun's form: "{count:file|files}".
 _FORMS = re.compile(r"^([^|{}]*)\|([^|{}]*)$")
-
-
-def is_one(count: object) -> bool:
-    """Whether ``count`` takes a noun's form for one: English's rule, 1 alone (0 files, 1 file,
-    2 files). A count arrives as a number or as its escaped text, so it is read as written."""
-    return str(count).strip() == "1"
-
-
-def counted(count: int, one: str, other: str) -> str:
-    """``count`` and its noun: "1 commit", "3 commits" (the CLI's lines are English)."""
-    return f"{count} {one if is_one(count) else other}"
 
 
 class _NounForms(Formatter):

@@ -117,7 +117,7 @@ def test_a_stop_and_the_durable_form_count_in_the_number_their_counts_ask_for(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(stopping, "_state", stopping._State(command="commit-digest brief"))
-    stopping.kept("briefs")
+    stopping.kept("brief", "briefs")
     assert stopping.stop_line().endswith(": 1 brief stored, 0 requests in flight abandoned")
     assert (RECORDS.counted(1), RECORDS.counted(2), BRIEFS.counted(1)) == ("1 record", "2 records", "1 day brief")
 

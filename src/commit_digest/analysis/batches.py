@@ -133,7 +133,7 @@ def collect(store: AnalysisStore, task: BatchTask[ItemT, ValueT], client: LlmCli
                 item, reply_of_line(line) if line is not None else f"batch {batch_id} ended {state.status} without it"
             )
             if task.keep(store, item, outcome):
-                stopping.kept(task.words.kept)
+                stopping.kept(task.words.one, task.words.kept)
             if outcome.status is not AnalysisStatus.OK:
                 report.problems.append(f"{task.name_of(item)}: {outcome.status.value}: {outcome.error}")
             report.tally(outcome.status, outcome.usage)

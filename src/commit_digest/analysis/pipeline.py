@@ -119,7 +119,7 @@ class _Worker(Generic[ItemT, ResultT]):
                 return current
             outcome = task.ask(current)
             if task.keep(self.store, current, outcome):
-                stopping.kept(task.words.kept)
+                stopping.kept(task.words.one, task.words.kept)
                 logger.debug("%s: stored (%s)", task.name_of(current), outcome.status.value)
             if outcome.status is not AnalysisStatus.OK:
                 logger.warning(

@@ -257,7 +257,7 @@ def fetch_commits(
             break
         if store.add_commit(commit):
             report.new += 1
-            stopping.kept("commits")
+            stopping.kept("commit", "commits")
             logger.debug("%s: stored %s", repository, ref.sha)
         else:
             report.already_stored += 1

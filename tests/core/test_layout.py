@@ -32,6 +32,7 @@ TOP_MODULES = {
     "api",
     "cli",
     "words",
+    "counting",
     "stopping",
     "environment",
 }
